@@ -1,0 +1,36 @@
+#!/bin/sh
+# Every test: the CTest suite in a normal build, again under ASan+UBSan, then each fuzz harness for a
+# bounded time (FUZZ_SECONDS, default 60). Exits non-zero on the first failing stage.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== build (RelWithDebInfo) and CTest"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== build with ASan+UBSan (clang) and CTest"
+CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPACKCHECK_SANITIZE=ON -DPACKCHECK_FUZZ=ON >/dev/null
+cmake --build build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+echo "== fuzz smoke (${FUZZ_SECONDS:-60} s per harness)"
+for fz in build-asan/validator/tests/fuzz/fuzz_*; do
+    [ -x "$fz" ] || continue
+    name=$(basename "$fz")
+    seeds=validator/tests/fuzz/corpus/${name#fuzz_}
+    work=$(mktemp -d)
+    echo "-- $name (seeds: $seeds)"
+    if ! "$fz" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$work/" "$work" "$seeds" >"$work/log" 2>&1; then
+        tail -n 60 "$work/log"
+        echo "fuzz: $name found a crash; artifacts in $work" >&2
+        exit 1
+    fi
+    tail -n 8 "$work/log"
+    rm -rf "$work"
+done
+echo "all test stages passed"

@@ -1,0 +1,208 @@
+/*
+ * packcheck: the library's public face.
+ *
+ * Data flows one way:
+ *   bytes on disk -> container reader (safetensors, GGUF) -> pc_input (tensors + sidecar configs)
+ *   -> format modules (detect, check rules, decode) -> findings (pc_ctx) -> report writers.
+ *
+ * Every size that comes from a file goes through the checked arithmetic in core/arith.h before it
+ * sizes an allocation, a loop or an offset.
+ */
+#ifndef PACKCHECK_H
+#define PACKCHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PACKCHECK_VERSION "0.1.0"
+
+/* Exit codes everywhere (CONTRACT section 1). */
+enum { PC_EXIT_OK = 0, PC_EXIT_REJECT = 1, PC_EXIT_ERROR = 2 };
+
+/* ------------------------------------------------------------------------------------------------
+ * Rules and findings
+ * --------------------------------------------------------------------------------------------- */
+
+typedef enum { PC_SEV_OFF = 0, PC_SEV_SHOULD, PC_SEV_MUST, PC_SEV_LIMIT } pc_severity;
+typedef enum { PC_PROFILE_STRICT = 0, PC_PROFILE_COMPAT } pc_profile;
+typedef enum { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_WARN, PC_STATUS_SKIP } pc_status;
+
+/* One entry of the catalogue (rules/rules.json, embedded at build time). */
+typedef struct pc_rule {
+    const char *id;          /* "CT-003" */
+    const char *family;      /* "CT" */
+    const char *title;       /* one line */
+    const char *checks;      /* what it checks in a file */
+    const char *reader;      /* what it demands of a reader ("" when nothing beyond the file) */
+    const char *source;      /* spec text or upstream source it comes from */
+    const char *profiles;    /* notes on strict vs compat ("" when the same) */
+    pc_severity severity;    /* under the strict profile */
+    pc_severity compat;      /* under the compat profile */
+    size_t index;            /* position in the catalogue */
+} pc_rule;
+
+size_t pc_rule_count(void);
+const pc_rule *pc_rule_at(size_t i);
+const pc_rule *pc_rule_find(const char *id);
+pc_severity pc_rule_severity(const pc_rule *r, pc_profile p);
+const char *pc_severity_name(pc_severity s);
+const char *pc_status_name(pc_status s);
+/* The embedded catalogue text (JSON), for `packcheck rules --json`. */
+const char *pc_rules_json(void);
+
+typedef struct pc_finding {
+    const pc_rule *rule;
+    pc_status status;        /* FAIL (MUST/LIMIT broken) or WARN (SHOULD broken) */
+    char *tensor;            /* may be "" */
+    int64_t offset;          /* byte offset in the file, -1 when none applies */
+    char *message;
+} pc_finding;
+
+/* A validation context: the findings for one input, and which rules were evaluated on it. */
+typedef struct pc_ctx {
+    pc_profile profile;
+    pc_finding *findings;
+    size_t nfindings, cap;
+    unsigned char *evaluated; /* one byte per catalogue rule */
+    bool oom;                 /* an allocation failed: the run is an error, not a verdict */
+    bool io_error;            /* the input could not be read at all */
+    char io_message[256];
+} pc_ctx;
+
+int pc_ctx_init(pc_ctx *cx, pc_profile p);
+void pc_ctx_free(pc_ctx *cx);
+/* Mark a rule as evaluated on this input (so the report says `pass` when nothing broke it). */
+void pc_eval(pc_ctx *cx, const char *rule_id);
+/* Report that `rule_id` is broken. Status comes from the rule's severity under cx->profile; a rule
+ * that is OFF in the profile is recorded as evaluated and dropped. Unknown ids abort: a bug. */
+void pc_report(pc_ctx *cx, const char *rule_id, const char *tensor, int64_t offset, const char *fmt,
+               ...) __attribute__((format(printf, 5, 6)));
+void pc_io_error(pc_ctx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Has a MUST or LIMIT rule failed? */
+bool pc_rejected(const pc_ctx *cx);
+/* Has any rule of `family` (e.g. "ST") failed? */
+bool pc_family_failed(const pc_ctx *cx, const char *family);
+/* Status of one rule on this input: fail > warn > pass (evaluated) > skip (not evaluated). */
+pc_status pc_rule_status(const pc_ctx *cx, const pc_rule *r);
+
+/* ------------------------------------------------------------------------------------------------
+ * Files, tensors, inputs
+ * --------------------------------------------------------------------------------------------- */
+
+typedef struct pc_file {
+    char *path;
+    int fd;
+    uint64_t size;
+} pc_file;
+
+/* safetensors dtypes, in the crate's enum order (FORMATS.md 2.3). */
+typedef enum pc_dtype {
+    PC_DT_BOOL, PC_DT_F4, PC_DT_F6_E2M3, PC_DT_F6_E3M2, PC_DT_U8, PC_DT_I8, PC_DT_F8_E5M2,
+    PC_DT_F8_E4M3, PC_DT_F8_E8M0, PC_DT_F8_E4M3FNUZ, PC_DT_F8_E5M2FNUZ, PC_DT_I16, PC_DT_U16,
+    PC_DT_F16, PC_DT_BF16, PC_DT_I32, PC_DT_U32, PC_DT_F32, PC_DT_C64, PC_DT_F64, PC_DT_I64,
+    PC_DT_U64,
+    PC_DT_COUNT,
+    PC_DT_GGML /* a GGUF tensor: the type is in pc_tensor.ggml_type */
+} pc_dtype;
+
+const char *pc_dtype_name(pc_dtype d);
+unsigned pc_dtype_bits(pc_dtype d);          /* 0 for PC_DT_GGML */
+bool pc_dtype_parse(const char *s, pc_dtype *out);
+bool pc_dtype_is_float(pc_dtype d);
+
+#define PC_MAX_DIMS 8
+
+typedef struct pc_tensor {
+    char *name;
+    pc_dtype dtype;
+    int ggml_type;               /* -1 for safetensors tensors */
+    int ndim;
+    uint64_t shape[PC_MAX_DIMS]; /* row-major, outermost first (GGUF: ne reversed) */
+    uint64_t numel;
+    uint64_t nbytes;
+    const pc_file *file;
+    uint64_t offset;             /* absolute offset of the first byte in file */
+} pc_tensor;
+
+struct pc_module;
+
+typedef struct pc_input {
+    char *path;                  /* as given */
+    char *dir;                   /* folder holding sidecar configs */
+    pc_file *files;
+    size_t nfiles;
+    pc_tensor *tensors;          /* sorted by name */
+    size_t ntensors;
+    bool is_gguf;
+    /* Sidecar JSON (NULL when absent). `qconfig` is the quantization config that applies: an
+     * explicit --config, else config.json's quantization_config, else the first sidecar found. */
+    void *config_json;           /* cJSON*: config.json root */
+    void *qconfig;               /* cJSON*: borrowed from one of the roots */
+    const char *qconfig_source;  /* file name it came from */
+    void *sidecars[4];           /* cJSON*: quantize_config, quant_config, hf_quant_config, --config */
+    /* Decodable quantized modules, filled by format modules' check(). */
+    struct pc_module *modules;
+    size_t nmodules, modcap;
+    /* Layouts detected, decodable or not (so a rejected checkpoint still reports its format). */
+    const char *layouts[8];
+    size_t nlayouts;
+} pc_input;
+
+/* Open INPUT (file or folder), read its container(s) and sidecar configs, evaluating ST/GGUF/CFG
+ * container rules. Returns NULL only when out of memory; unreadable inputs set cx->io_error. */
+pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *cx);
+void pc_input_free(pc_input *in);
+const pc_tensor *pc_input_find(const pc_input *in, const char *name);
+/* Read `len` bytes at `off` inside tensor t. Fails (returns -1, reports nothing) when out of
+ * bounds or on I/O error. */
+int pc_tensor_read(const pc_tensor *t, uint64_t off, void *buf, size_t len);
+/* Read a whole tensor into a fresh buffer, refusing anything larger than `limit` bytes. */
+void *pc_tensor_load(const pc_tensor *t, uint64_t limit);
+
+/* ------------------------------------------------------------------------------------------------
+ * Format modules
+ * --------------------------------------------------------------------------------------------- */
+
+typedef enum { PC_IMPL_REF = 0, PC_IMPL_FAST = 1 } pc_impl;
+
+/* One quantized weight, ready to decode into the logical view (CONTRACT section 3). */
+typedef struct pc_module {
+    char *prefix;                 /* M: tensor names share it */
+    const char *layout;           /* contract format name: "ct-dense", "gptq-v1", ... */
+    const struct pc_format *fmt;
+    int ndim;                     /* 2, or 3 for [E, out, in] */
+    uint64_t shape[3];
+    uint64_t numel;
+    unsigned bits;
+    void *priv;                   /* the format's own description of the module */
+} pc_module;
+
+typedef struct pc_format {
+    const char *name;             /* "ct", "nvfp4", "gptq", "awq", "q4_0" */
+    /* Does this input hold modules of this format? Cheap: config keys and tensor names. */
+    bool (*detect)(const pc_input *in);
+    /* Evaluate every rule of the format on the input; append decodable modules (pc_module_add). */
+    void (*check)(pc_input *in, pc_ctx *cx);
+    /* Decode one module: codes[numel] as stored (unsigned), weights[numel] in f32 per the contract.
+     * Either output may be NULL. Returns 0, or -1 after reporting why to cx. */
+    int (*decode)(const pc_input *in, const pc_module *m, pc_impl impl, uint8_t *codes,
+                  float *weights, pc_ctx *cx);
+    void (*module_free)(void *priv);
+} pc_format;
+
+extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/formats.c */
+
+/* Append a module (prefix copied). Returns the new module, or NULL when out of memory. */
+pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix,
+                         const char *layout);
+
+/* Record that the input holds a layout (pc_module_add does this for decodable modules). */
+void pc_input_note_layout(pc_input *in, const char *layout);
+
+/* Validate an opened input: run every format that detects itself. */
+void pc_validate(pc_input *in, pc_ctx *cx);
+/* The input's contract format name: a layout, "mixed", "safetensors" or "gguf". */
+const char *pc_input_format(const pc_input *in);
+
+#endif

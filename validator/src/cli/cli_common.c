@@ -1,0 +1,59 @@
+#include "cli.h"
+
+#include "../report/report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_usage(const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("packcheck: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s\n", usage);
+    return PC_EXIT_ERROR;
+}
+
+bool cli_is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
+
+const char *cli_value(int argc, char **argv, int *i, const char *opt)
+{
+    size_t n = strlen(opt);
+    if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (strcmp(argv[*i], opt)) return NULL;
+    if (*i + 1 >= argc) return NULL;
+    return argv[++*i];
+}
+
+int cli_report_add(cli_reports *r, const char *spec)
+{
+    if (r->n == CLI_MAX_REPORTS) { fprintf(stderr, "packcheck: at most %d --report options\n", CLI_MAX_REPORTS); return -1; }
+    if (pc_report_parse_spec(spec, &r->fmt[r->n], &r->path[r->n])) {
+        fprintf(stderr, "packcheck: --report wants FMT:PATH with FMT one of json, junit, md, html; got \"%s\"\n", spec);
+        return -1;
+    }
+    r->n++;
+    return 0;
+}
+
+int cli_reports_write(const cli_reports *r, const cJSON *doc)
+{
+    int rc = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (pc_report_write(doc, r->fmt[i], r->path[i])) {
+            fprintf(stderr, "packcheck: cannot write %s report to %s\n", r->fmt[i], r->path[i]);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+void cli_reports_free(cli_reports *r)
+{
+    for (int i = 0; i < r->n; i++) { free(r->fmt[i]); free(r->path[i]); }
+    r->n = 0;
+}

@@ -1,0 +1,63 @@
+/* packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile P] */
+#include "cli.h"
+
+#include "../harness/logical.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *USAGE = "packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile strict|compat]";
+
+int cmd_unpack(int argc, char **argv)
+{
+    const char *input = NULL, *out = NULL, *config = NULL, *v;
+    pc_profile profile = PC_PROFILE_STRICT;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            printf("usage: %s\n\nWrite the logical view (CONTRACT section 3) of every quantized weight: M.codes (U8)\n"
+                   "and M.weight (F32), shape [out, in] (or [E, out, in]), in name order. Exit 1 and no\n"
+                   "output file when INPUT is rejected.\n", USAGE);
+            return PC_EXIT_OK;
+        } else if ((v = cli_value(argc, argv, &i, "--out"))) out = v;
+        else if ((v = cli_value(argc, argv, &i, "--config"))) config = v;
+        else if ((v = cli_value(argc, argv, &i, "--profile"))) {
+            if (!strcmp(v, "strict")) profile = PC_PROFILE_STRICT;
+            else if (!strcmp(v, "compat")) profile = PC_PROFILE_COMPAT;
+            else return cli_usage(USAGE, "--profile wants strict or compat");
+        } else if (argv[i][0] == '-' && argv[i][1]) return cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);
+        else if (input) return cli_usage(USAGE, "one INPUT only");
+        else input = argv[i];
+    }
+    if (!input || !out) return cli_usage(USAGE, "INPUT and --out are required");
+    pc_ctx cx;
+    if (pc_ctx_init(&cx, profile)) return PC_EXIT_ERROR;
+    pc_input *in = pc_input_open(input, config, &cx);
+    int rc = PC_EXIT_ERROR;
+    unlink(out); /* a rejected input leaves no output behind, not even a stale one */
+    if (in) pc_validate(in, &cx);
+    if (!in || cx.oom) {
+        fprintf(stderr, "packcheck: %s: out of memory\n", input);
+    } else if (cx.io_error) {
+        fprintf(stderr, "packcheck: %s\n", cx.io_message);
+    } else if (pc_rejected(&cx)) {
+        for (size_t i = 0; i < cx.nfindings; i++) {
+            const pc_finding *f = &cx.findings[i];
+            if (f->status != PC_STATUS_FAIL) continue;
+            fprintf(stderr, "packcheck: %s: rejected by %s (%s", input, f->rule->id, *f->tensor ? f->tensor : "file");
+            if (f->offset >= 0) fprintf(stderr, " @%lld", (long long)f->offset);
+            fprintf(stderr, "): %s\n", f->message);
+            break;
+        }
+        rc = PC_EXIT_REJECT;
+    } else if (pc_logical_write(in, out, &cx)) {
+        fprintf(stderr, "packcheck: %s: %s\n", input, cx.io_error ? cx.io_message : "decode failed");
+        rc = pc_rejected(&cx) ? PC_EXIT_REJECT : PC_EXIT_ERROR;
+    } else {
+        printf("%s: %zu modules -> %s\n", input, in->nmodules, out);
+        rc = PC_EXIT_OK;
+    }
+    pc_input_free(in);
+    pc_ctx_free(&cx);
+    return rc;
+}

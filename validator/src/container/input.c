@@ -1,0 +1,280 @@
+/* Opening an INPUT: a .safetensors file, a .gguf file, or a checkpoint folder (CONTRACT 1).
+ * Reads every container's header and the sidecar configs; never reads tensor data. */
+#include "input.h"
+
+#include "../core/file.h"
+#include "../core/util.h"
+#include "safetensors.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIDECAR_MAX_BYTES (16u << 20)
+#define MAX_SHARDS 4096
+
+/* Sidecar slots in pc_input.sidecars, in the order a quantization config is looked for after
+ * config.json's quantization_config (AutoGPTQ's loader order, FORMATS.md 1.2). */
+static const char *const k_sidecars[] = {"quantize_config.json", "quant_config.json", "hf_quant_config.json"};
+enum { SIDECAR_OVERRIDE = 3 };
+
+static int cmp_tensor(const void *a, const void *b)
+{
+    return strcmp(((const pc_tensor *)a)->name, ((const pc_tensor *)b)->name);
+}
+
+const pc_tensor *pc_input_find(const pc_input *in, const char *name)
+{
+    pc_tensor key = {.name = (char *)name};
+    return in->ntensors ? bsearch(&key, in->tensors, in->ntensors, sizeof key, cmp_tensor) : NULL;
+}
+
+int pc_tensor_read(const pc_tensor *t, uint64_t off, void *buf, size_t len)
+{
+    if (off > t->nbytes || len > t->nbytes - off) return -1;
+    return pc_file_read(t->file, t->offset + off, buf, len);
+}
+
+void *pc_tensor_load(const pc_tensor *t, uint64_t limit)
+{
+    if (t->nbytes > limit || t->nbytes > SIZE_MAX - 1) return NULL;
+    void *p = malloc(t->nbytes ? (size_t)t->nbytes : 1);
+    if (p && pc_tensor_read(t, 0, p, (size_t)t->nbytes)) { free(p); return NULL; }
+    return p;
+}
+
+static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
+{
+    pc_eval(cx, "CFG-001");
+    size_t len;
+    char *text = pc_slurp(path, SIDECAR_MAX_BYTES, &len);
+    if (!text) { pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label); return NULL; }
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!cJSON_IsObject(j)) {
+        pc_report(cx, "CFG-001", label, -1, "%s is not one JSON object", label);
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    free(text);
+    return j;
+}
+
+static void load_sidecars(pc_input *in, const char *override, pc_ctx *cx)
+{
+    char *p = pc_path_join(in->dir, "config.json");
+    if (p && pc_file_exists(p)) in->config_json = load_json(p, "config.json", cx);
+    free(p);
+    for (int i = 0; i < 3; i++) {
+        p = pc_path_join(in->dir, k_sidecars[i]);
+        if (p && pc_file_exists(p)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
+        free(p);
+    }
+    if (override) {
+        if (!pc_file_exists(override)) pc_io_error(cx, "--config %s: no such file", override);
+        else in->sidecars[SIDECAR_OVERRIDE] = load_json(override, override, cx);
+    }
+    /* Which quantization config applies. An override may be a whole config.json or the bare dict. */
+    cJSON *ov = in->sidecars[SIDECAR_OVERRIDE];
+    cJSON *qc = in->config_json ? cJSON_GetObjectItemCaseSensitive(in->config_json, "quantization_config") : NULL;
+    if (ov) {
+        cJSON *inner = cJSON_GetObjectItemCaseSensitive(ov, "quantization_config");
+        in->qconfig = cJSON_IsObject(inner) ? inner : ov;
+        in->qconfig_source = "--config";
+    } else if (cJSON_IsObject(qc)) {
+        in->qconfig = qc;
+        in->qconfig_source = "config.json";
+    } else {
+        for (int i = 0; i < 3 && !in->qconfig; i++)
+            if (in->sidecars[i]) in->qconfig = in->sidecars[i], in->qconfig_source = k_sidecars[i];
+    }
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The container files of a folder: the index's shards, else every *.safetensors, else *.gguf. */
+static char **list_containers(const char *dir, size_t *n, bool *gguf)
+{
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char **st = NULL, **gg = NULL;
+    size_t nst = 0, ngg = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        bool is_st = has_suffix(de->d_name, ".safetensors"), is_gg = has_suffix(de->d_name, ".gguf");
+        if (!is_st && !is_gg) continue;
+        char ***v = is_st ? &st : &gg;
+        size_t *k = is_st ? &nst : &ngg;
+        if (*k >= MAX_SHARDS) continue;
+        char **nv = realloc(*v, (*k + 1) * sizeof **v);
+        if (!nv) break;
+        *v = nv;
+        (*v)[(*k)++] = pc_strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(st, nst, sizeof *st, cmp_cstr);
+    qsort(gg, ngg, sizeof *gg, cmp_cstr);
+    *gguf = nst == 0 && ngg > 0;
+    char **keep = *gguf ? gg : st, **drop = *gguf ? st : gg;
+    size_t nkeep = *gguf ? ngg : nst, ndrop = *gguf ? nst : ngg;
+    for (size_t i = 0; i < ndrop; i++) free(drop[i]);
+    free(drop);
+    *n = nkeep;
+    return keep;
+}
+
+static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *cap)
+{
+    pc_file *f = &in->files[in->nfiles];
+    if (pc_file_open(f, path)) { pc_io_error(cx, "%s: cannot open", path); free(f->path); return 0; }
+    in->nfiles++;
+    uint8_t magic[4] = {0};
+    bool gguf = f->size >= 4 && pc_file_read(f, 0, magic, 4) == 0 && !memcmp(magic, "GGUF", 4);
+    if (gguf) in->is_gguf = true;
+    return gguf ? gguf_read(f, cx, &in->tensors, &in->ntensors, cap)
+                : st_read_header(f, cx, &in->tensors, &in->ntensors, cap);
+}
+
+/* ST-034: one name in two shards. */
+static void check_cross_file_duplicates(pc_input *in, pc_ctx *cx)
+{
+    if (in->nfiles < 2) return;
+    pc_eval(cx, "ST-034");
+    for (size_t i = 1; i < in->ntensors; i++)
+        if (!strcmp(in->tensors[i].name, in->tensors[i - 1].name))
+            pc_report(cx, "ST-034", in->tensors[i].name, (int64_t)in->tensors[i].offset,
+                      "tensor is in both %s and %s", in->tensors[i - 1].file->path, in->tensors[i].file->path);
+}
+
+static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
+{
+    st_index ix = {0};
+    char **names = NULL;
+    size_t n = 0;
+    bool gguf = false;
+    char *index_path = pc_path_join(in->dir, "model.safetensors.index.json");
+    int rc = 0;
+    if (index_path && pc_file_exists(index_path)) {
+        rc = st_index_load(in->dir, index_path, cx, &ix);
+        names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
+        for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
+    } else {
+        names = list_containers(in->dir, &n, &gguf);
+    }
+    free(index_path);
+    if (!names || (n == 0 && !ix.root)) {
+        pc_io_error(cx, "%s: no .safetensors or .gguf file in the folder", in->path);
+        goto out;
+    }
+    in->files = calloc(n ? n : 1, sizeof *in->files);
+    if (!in->files) { rc = -1; goto out; }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char *p = pc_path_join(in->dir, names[i]);
+        rc = p ? open_container(in, p, cx, cap) : -1;
+        free(p);
+    }
+    if (rc == 0) {
+        qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        check_cross_file_duplicates(in, cx);
+        if (ix.root && !pc_family_failed(cx, "ST")) st_index_verify(&ix, in, cx);
+    }
+out:
+    for (size_t i = 0; names && i < n; i++) free(names[i]);
+    free(names);
+    st_index_free(&ix);
+    return rc;
+}
+
+pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *cx)
+{
+    pc_input *in = calloc(1, sizeof *in);
+    if (!in) return NULL;
+    in->path = pc_strdup(path);
+    bool dir = pc_is_dir(path);
+    in->dir = dir ? pc_strdup(path) : pc_dirname(path);
+    if (!in->path || !in->dir) { pc_input_free(in); return NULL; }
+    load_sidecars(in, config_override, cx);
+    size_t cap = 0;
+    int rc;
+    if (dir) {
+        rc = open_folder(in, cx, &cap);
+    } else if (!pc_file_exists(path)) {
+        pc_io_error(cx, "%s: no such file or folder", path);
+        rc = 0;
+    } else {
+        in->files = calloc(1, sizeof *in->files);
+        rc = in->files ? open_container(in, path, cx, &cap) : -1;
+        qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+    }
+    if (rc) cx->oom = true;
+    return in;
+}
+
+void pc_input_free(pc_input *in)
+{
+    if (!in) return;
+    for (size_t i = 0; i < in->nmodules; i++) {
+        pc_module *m = &in->modules[i];
+        if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);
+        free(m->prefix);
+    }
+    free(in->modules);
+    for (size_t i = 0; i < in->ntensors; i++) free(in->tensors[i].name);
+    free(in->tensors);
+    for (size_t i = 0; i < in->nfiles; i++) pc_file_close(&in->files[i]);
+    free(in->files);
+    cJSON_Delete(in->config_json);
+    for (int i = 0; i < 4; i++) cJSON_Delete(in->sidecars[i]);
+    free(in->path);
+    free(in->dir);
+    free(in);
+}
+
+pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout)
+{
+    if (in->nmodules == in->modcap) {
+        size_t nc = in->modcap ? in->modcap * 2 : 16;
+        pc_module *nm = realloc(in->modules, nc * sizeof *nm);
+        if (!nm) return NULL;
+        in->modules = nm;
+        in->modcap = nc;
+    }
+    pc_module *m = &in->modules[in->nmodules];
+    memset(m, 0, sizeof *m);
+    m->prefix = pc_strdup(prefix);
+    if (!m->prefix) return NULL;
+    m->fmt = fmt;
+    m->layout = layout;
+    in->nmodules++;
+    pc_input_note_layout(in, layout);
+    return m;
+}
+
+void pc_input_note_layout(pc_input *in, const char *layout)
+{
+    for (size_t i = 0; i < in->nlayouts; i++)
+        if (!strcmp(in->layouts[i], layout)) return;
+    if (in->nlayouts < sizeof in->layouts / sizeof *in->layouts) in->layouts[in->nlayouts++] = layout;
+}
+
+void pc_validate(pc_input *in, pc_ctx *cx)
+{
+    /* A broken container has no trustworthy tensor table: formats see nothing of it. */
+    if (cx->io_error || pc_family_failed(cx, "ST") || pc_family_failed(cx, "GGUF")) return;
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        if ((*f)->detect(in)) (*f)->check(in, cx);
+}
+
+const char *pc_input_format(const pc_input *in)
+{
+    if (in->is_gguf) return "gguf";
+    if (in->nlayouts > 1) return "mixed";
+    return in->nlayouts ? in->layouts[0] : "safetensors";
+}

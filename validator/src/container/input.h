@@ -1,0 +1,19 @@
+#ifndef PC_INPUT_H
+#define PC_INPUT_H
+#include "packcheck.h"
+
+/* The GGUF container reader (gguf.c): rules GGUF-*, tensors appended like st_read_header. */
+int gguf_read(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *ntensors, size_t *cap);
+
+/* model.safetensors.index.json (shard_index.c). st_index_load parses and checks the index and
+ * returns the shard file names it names (ST-030, ST-031); st_index_verify checks, once the shards
+ * are read, that every tensor is where the index says (ST-032, ST-033). */
+typedef struct st_index {
+    void *root;      /* cJSON* */
+    char **shards;
+    size_t nshards;
+} st_index;
+int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix);
+void st_index_verify(const st_index *ix, const pc_input *in, pc_ctx *cx);
+void st_index_free(st_index *ix);
+#endif

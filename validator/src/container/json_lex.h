@@ -1,0 +1,40 @@
+/* A strict JSON lexer that walks a header alongside cJSON.
+ *
+ * cJSON keeps numbers only as doubles, which cannot hold every u64 a safetensors header may carry,
+ * and it accepts raw control characters in strings. So the header is first checked lexically here
+ * (RFC 8259 strings and numbers), and while the cJSON tree is walked in document order the lexer
+ * hands out the next string or number token, giving each node its exact source text and byte offset
+ * without storing a token list. */
+#ifndef PC_JSON_LEX_H
+#define PC_JSON_LEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pc_jtok {
+    size_t start, len;   /* span in the text (strings include their quotes) */
+    bool is_string;
+    bool has_nul;        /* a string holding \u0000 */
+} pc_jtok;
+
+typedef struct pc_jlex {
+    const uint8_t *s;
+    size_t n, pos;
+} pc_jlex;
+
+/* Lexical check of the whole text: every string and number well formed, no control characters in
+ * strings. Counts scalar values (strings, numbers, literals) into *nvalues. On error returns false
+ * and sets *err_at to the offending offset. */
+bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_at);
+
+/* Next string or number token after lx->pos. Only call on text that passed pc_json_lex_check. */
+bool pc_json_lex_next(pc_jlex *lx, pc_jtok *t);
+
+/* Parse an unsigned decimal integer token exactly: "0" or [1-9][0-9]*, at most 2^64-1. */
+bool pc_json_u64(const uint8_t *s, size_t len, uint64_t *out);
+
+/* Strict UTF-8 (no overlongs, surrogates or code points past U+10FFFF), as Rust's str::from_utf8. */
+bool pc_utf8_valid(const uint8_t *s, size_t n, size_t *err_at);
+
+#endif

@@ -1,0 +1,458 @@
+/* The safetensors container reader (family ST).
+ *
+ * The header is read into memory (at most 100,000,000 bytes, ST-002); tensor data is never read
+ * here. Checks run in file order, as the reference crate runs them (FORMATS.md 2.2), each with its
+ * own rule ID; rules where the spec text and the crate disagree carry a compat severity in the
+ * catalogue (FORMATS.md 2.4). */
+#include "safetensors.h"
+
+#include "../core/arith.h"
+#include "../core/file.h"
+#include "../core/util.h"
+#include "json_lex.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ST_MAX_HEADER 100000000ull   /* the crate's MAX_HEADER_SIZE */
+#define ST_MAX_VALUES 2000000ull     /* LIMIT: bounds cJSON's memory to ~128 MiB */
+
+typedef struct st_entry {
+    char *name;
+    bool seen_dtype, seen_shape, seen_offsets, ok;
+    pc_dtype dtype;
+    int ndim;
+    uint64_t shape[PC_MAX_DIMS];
+    uint64_t begin, end, nbytes, numel;
+    int64_t at;           /* file offset of the entry's key, for messages */
+    size_t idx;           /* position in the header: "last wins" needs it */
+} st_entry;
+
+typedef struct st_parse {
+    const pc_file *file;
+    const char *fname;    /* for messages */
+    const uint8_t *hdr;
+    size_t n;
+    pc_jlex lx;
+    pc_ctx *cx;
+    st_entry *e;
+    size_t ne;
+    pc_tensor *out;       /* appended tensors */
+    size_t *nout, *capout;
+} st_parse;
+
+static int64_t hoff(const st_parse *p, size_t pos) { (void)p; return (int64_t)(8 + pos); }
+
+static bool is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Advance the lexer to the token of the node just reached in document order. */
+static bool next_tok(st_parse *p, pc_jtok *t) { return pc_json_lex_next(&p->lx, t); }
+
+/* Skip the tokens of a subtree we do not interpret, keeping the lexer in step with the tree. */
+static void skip_value(st_parse *p, const cJSON *v)
+{
+    pc_jtok t;
+    if (cJSON_IsString(v) || cJSON_IsNumber(v)) { next_tok(p, &t); return; }
+    const cJSON *c;
+    bool obj = cJSON_IsObject(v);
+    cJSON_ArrayForEach(c, v) {
+        if (obj) next_tok(p, &t); /* key */
+        skip_value(p, c);
+    }
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
+{
+    if (cJSON_IsNull(v)) {
+        /* The crate treats null as absent; the spec says a string-to-string map. */
+        if (p->cx->profile == PC_PROFILE_STRICT)
+            pc_report(p->cx, "ST-009", "__metadata__", hoff(p, key_pos), "__metadata__ is null, not a map");
+        return;
+    }
+    if (!cJSON_IsObject(v)) {
+        pc_report(p->cx, "ST-009", "__metadata__", hoff(p, key_pos), "__metadata__ is not an object");
+        skip_value(p, v);
+        return;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(v), k = 0;
+    char **keys = calloc(n ? n : 1, sizeof *keys);
+    if (!keys) { p->cx->oom = true; skip_value(p, v); return; }
+    const cJSON *c;
+    pc_jtok t;
+    cJSON_ArrayForEach(c, v) {
+        next_tok(p, &t);
+        keys[k++] = c->string;
+        if (!cJSON_IsString(c)) {
+            pc_report(p->cx, "ST-009", "__metadata__", hoff(p, t.start), "__metadata__[\"%s\"] is not a string", c->string);
+            skip_value(p, c);
+        } else {
+            next_tok(p, &t);
+        }
+    }
+    qsort(keys, n, sizeof *keys, cmp_str);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(keys[i], keys[i - 1]))
+            pc_report(p->cx, "ST-023", "__metadata__", hoff(p, key_pos), "duplicate __metadata__ key \"%s\"", keys[i]);
+    free(keys);
+}
+
+static bool read_u64(st_parse *p, const cJSON *v, uint64_t *out, size_t *at)
+{
+    pc_jtok t;
+    if (!cJSON_IsNumber(v)) { skip_value(p, v); return false; }
+    next_tok(p, &t);
+    *at = t.start;
+    return pc_json_u64(p->hdr + t.start, t.len, out);
+}
+
+static void parse_shape(st_parse *p, st_entry *e, const cJSON *v, const char *name)
+{
+    if (!cJSON_IsArray(v)) {
+        pc_report(p->cx, "ST-013", name, e->at, "shape is not an array");
+        skip_value(p, v);
+        e->ok = false;
+        return;
+    }
+    const cJSON *c;
+    size_t at = 0;
+    e->ndim = 0;
+    cJSON_ArrayForEach(c, v) {
+        uint64_t d;
+        if (!read_u64(p, c, &d, &at)) {
+            pc_report(p->cx, "ST-013", name, hoff(p, at), "shape entry %d is not a non-negative integer below 2^64", e->ndim);
+            e->ok = false;
+        } else if (e->ndim >= PC_MAX_DIMS) {
+            pc_report(p->cx, "ST-027", name, hoff(p, at), "rank above %d", PC_MAX_DIMS);
+            e->ok = false;
+        } else {
+            e->shape[e->ndim] = d;
+        }
+        e->ndim++;
+    }
+}
+
+static void parse_offsets(st_parse *p, st_entry *e, const cJSON *v, const char *name)
+{
+    uint64_t o[2] = {0, 0};
+    size_t at = 0;
+    int n = 0;
+    bool ok = cJSON_IsArray(v);
+    const cJSON *c;
+    if (ok) {
+        cJSON_ArrayForEach(c, v) {
+            uint64_t x;
+            if (read_u64(p, c, &x, &at) && n < 2) o[n] = x;
+            else ok = false;
+            n++;
+        }
+    } else {
+        skip_value(p, v);
+    }
+    if (!ok || n != 2) {
+        pc_report(p->cx, "ST-017", name, e->at, "data_offsets is not two non-negative integers");
+        e->ok = false;
+        return;
+    }
+    if (o[1] < o[0]) {
+        pc_report(p->cx, "ST-017", name, e->at, "data_offsets [%llu, %llu]: end before begin",
+                  (unsigned long long)o[0], (unsigned long long)o[1]);
+        e->ok = false;
+        return;
+    }
+    e->begin = o[0];
+    e->end = o[1];
+}
+
+static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
+{
+    const char *name = e->name;
+    if (!cJSON_IsObject(v)) {
+        pc_report(p->cx, "ST-010", name, e->at, "tensor entry is not an object");
+        skip_value(p, v);
+        e->ok = false;
+        return;
+    }
+    const cJSON *c;
+    pc_jtok t;
+    cJSON_ArrayForEach(c, v) {
+        next_tok(p, &t);
+        const char *k = c->string;
+        bool *seen = !strcmp(k, "dtype") ? &e->seen_dtype : !strcmp(k, "shape") ? &e->seen_shape
+                   : !strcmp(k, "data_offsets") ? &e->seen_offsets : NULL;
+        if (!seen) {
+            pc_report(p->cx, "ST-011", name, hoff(p, t.start), "unknown field \"%s\" in tensor entry", k);
+            skip_value(p, c);
+            continue;
+        }
+        if (*seen) {
+            pc_report(p->cx, "ST-010", name, hoff(p, t.start), "duplicate field \"%s\"", k);
+            skip_value(p, c);
+            e->ok = false;
+            continue;
+        }
+        *seen = true;
+        if (seen == &e->seen_dtype) {
+            if (!cJSON_IsString(c)) {
+                pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype is not a string");
+                skip_value(p, c);
+                e->ok = false;
+                continue;
+            }
+            next_tok(p, &t);
+            if (!pc_dtype_parse(c->valuestring, &e->dtype)) {
+                pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype \"%s\" is not one of the 22 safetensors dtypes", c->valuestring);
+                e->ok = false;
+            }
+        } else if (seen == &e->seen_shape) {
+            parse_shape(p, e, c, name);
+        } else {
+            parse_offsets(p, e, c, name);
+        }
+    }
+    if (!e->seen_dtype || !e->seen_shape || !e->seen_offsets) {
+        pc_report(p->cx, "ST-010", name, e->at, "tensor entry lacks %s", !e->seen_dtype ? "dtype" : !e->seen_shape ? "shape" : "data_offsets");
+        e->ok = false;
+    }
+}
+
+/* Element count, bit size and byte size of a parsed entry (ST-014, ST-015, ST-016, ST-018). */
+static void size_entry(st_parse *p, st_entry *e)
+{
+    if (!e->ok) return;
+    uint64_t numel = 1, bits;
+    for (int i = 0; i < e->ndim; i++) {
+        if (!pc_mul_u64(numel, e->shape[i], &numel)) {
+            pc_report(p->cx, "ST-014", e->name, e->at, "element count overflows 64 bits");
+            e->ok = false;
+            return;
+        }
+    }
+    unsigned db = pc_dtype_bits(e->dtype);
+    if (!pc_mul_u64(numel, db, &bits)) {
+        pc_report(p->cx, "ST-014", e->name, e->at, "bit size overflows 64 bits");
+        e->ok = false;
+        return;
+    }
+    if (bits % 8) {
+        pc_report(p->cx, "ST-015", e->name, e->at, "%s tensor of %llu elements holds %llu bits, not whole bytes",
+                  pc_dtype_name(e->dtype), (unsigned long long)numel, (unsigned long long)bits);
+        e->ok = false;
+        return;
+    }
+    if (db < 8 && e->ndim > 0 && (e->shape[e->ndim - 1] * db) % 8) {
+        /* shape[last] * db cannot overflow: numel * db did not. */
+        pc_report(p->cx, "ST-016", e->name, e->at, "%s rows of %llu elements do not end on a byte",
+                  pc_dtype_name(e->dtype), (unsigned long long)e->shape[e->ndim - 1]);
+    }
+    e->numel = numel;
+    e->nbytes = bits / 8;
+    if (e->end - e->begin != e->nbytes) {
+        pc_report(p->cx, "ST-018", e->name, e->at, "data_offsets span %llu bytes, dtype and shape need %llu",
+                  (unsigned long long)(e->end - e->begin), (unsigned long long)e->nbytes);
+        e->ok = false;
+    }
+}
+
+static int cmp_entry_name(const void *a, const void *b)
+{
+    const st_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
+}
+
+static int cmp_entry_offsets(const void *a, const void *b)
+{
+    const st_entry *x = *(st_entry *const *)a, *y = *(st_entry *const *)b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* ST-022: duplicate names. Sorting by name keeps the last definition last, so compat's
+ * "last wins" (the crate's behaviour) keeps it and drops the earlier ones. */
+static void check_duplicates(st_parse *p)
+{
+    pc_eval(p->cx, "ST-022");
+    qsort(p->e, p->ne, sizeof *p->e, cmp_entry_name);
+    for (size_t i = 1; i < p->ne; i++) {
+        if (strcmp(p->e[i].name, p->e[i - 1].name)) continue;
+        pc_report(p->cx, "ST-022", p->e[i].name, p->e[i].at, "tensor name defined twice");
+        p->e[i - 1].ok = false;
+        p->e[i - 1].dtype = PC_DT_COUNT; /* marks a dropped duplicate */
+    }
+}
+
+/* ST-019, ST-020, ST-021: the tensors tile the byte buffer exactly. */
+static void check_coverage(st_parse *p, uint64_t buffer_len)
+{
+    pc_eval(p->cx, "ST-019");
+    pc_eval(p->cx, "ST-020");
+    pc_eval(p->cx, "ST-021");
+    st_entry **v = calloc(p->ne ? p->ne : 1, sizeof *v);
+    if (!v) { p->cx->oom = true; return; }
+    size_t n = 0;
+    for (size_t i = 0; i < p->ne; i++)
+        if (p->e[i].seen_offsets && p->e[i].end >= p->e[i].begin && p->e[i].dtype != PC_DT_COUNT) v[n++] = &p->e[i];
+    qsort(v, n, sizeof *v, cmp_entry_offsets);
+    uint64_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        st_entry *e = v[i];
+        if (e->begin > at)
+            pc_report(p->cx, "ST-019", e->name, (int64_t)(8 + p->n + at), "hole: bytes [%llu, %llu) belong to no tensor",
+                      (unsigned long long)at, (unsigned long long)e->begin);
+        else if (e->begin < at)
+            pc_report(p->cx, "ST-019", e->name, (int64_t)(8 + p->n + e->begin), "bytes [%llu, %llu) overlap the previous tensor",
+                      (unsigned long long)e->begin, (unsigned long long)at);
+        if (e->end > at) at = e->end;
+    }
+    free(v);
+    if (at > buffer_len)
+        pc_report(p->cx, "ST-020", "", (int64_t)(8 + p->n + buffer_len), "tensors end at buffer byte %llu but the file holds %llu",
+                  (unsigned long long)at, (unsigned long long)buffer_len);
+    else if (at < buffer_len)
+        pc_report(p->cx, "ST-021", "", (int64_t)(8 + p->n + at), "%llu bytes after the last tensor",
+                  (unsigned long long)(buffer_len - at));
+}
+
+static void walk_header(st_parse *p, const cJSON *root)
+{
+    const cJSON *c;
+    pc_jtok t;
+    size_t nmeta = 0, cap = (size_t)cJSON_GetArraySize(root);
+    p->e = calloc(cap ? cap : 1, sizeof *p->e);
+    if (!p->e) { p->cx->oom = true; return; }
+    static const char *const k_entry_rules[] = {"ST-009", "ST-010", "ST-011", "ST-012", "ST-013", "ST-014",
+                                                "ST-015", "ST-016", "ST-017", "ST-018", "ST-023", "ST-025",
+                                                "ST-026", "ST-027"};
+    for (size_t i = 0; i < sizeof k_entry_rules / sizeof *k_entry_rules; i++) pc_eval(p->cx, k_entry_rules[i]);
+    cJSON_ArrayForEach(c, root) {
+        next_tok(p, &t);
+        if (!strcmp(c->string, "__metadata__") && !t.has_nul) {
+            if (nmeta++) pc_report(p->cx, "ST-009", "__metadata__", hoff(p, t.start), "__metadata__ appears twice");
+            check_metadata(p, c, t.start);
+            continue;
+        }
+        st_entry *e = &p->e[p->ne++];
+        e->name = c->string;
+        e->at = hoff(p, t.start);
+        e->idx = p->ne - 1;
+        e->ok = true;
+        if (!*e->name && !t.has_nul) pc_report(p->cx, "ST-025", "", e->at, "empty tensor name");
+        if (t.has_nul) pc_report(p->cx, "ST-026", e->name, e->at, "tensor name contains U+0000");
+        parse_entry(p, e, c);
+        size_entry(p, e);
+    }
+}
+
+static int add_tensors(st_parse *p, uint64_t data_start)
+{
+    for (size_t i = 0; i < p->ne; i++) {
+        st_entry *e = &p->e[i];
+        if (!e->ok) continue;
+        if (*p->nout == *p->capout) {
+            size_t nc = *p->capout ? *p->capout * 2 : 64;
+            pc_tensor *nt = realloc(p->out, nc * sizeof *nt);
+            if (!nt) return -1;
+            p->out = nt;
+            *p->capout = nc;
+        }
+        pc_tensor *t = &p->out[(*p->nout)];
+        memset(t, 0, sizeof *t);
+        t->name = pc_strdup(e->name);
+        if (!t->name) return -1;
+        t->dtype = e->dtype;
+        t->ggml_type = -1;
+        t->ndim = e->ndim;
+        memcpy(t->shape, e->shape, sizeof t->shape);
+        t->numel = e->numel;
+        t->nbytes = e->nbytes;
+        t->file = p->file;
+        t->offset = data_start + e->begin;
+        (*p->nout)++;
+    }
+    return 0;
+}
+
+int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *ntensors, size_t *cap)
+{
+    const char *fn = f->path;
+    uint8_t lenbuf[8];
+    static const char *const k_file_rules[] = {"ST-001", "ST-002", "ST-003", "ST-004", "ST-005",
+                                               "ST-006", "ST-007", "ST-008", "ST-024"};
+    for (size_t i = 0; i < sizeof k_file_rules / sizeof *k_file_rules; i++) pc_eval(cx, k_file_rules[i]);
+    if (f->size < 8) {
+        pc_report(cx, "ST-001", "", 0, "%s: file of %llu bytes is shorter than the 8-byte header length", fn, (unsigned long long)f->size);
+        return 0;
+    }
+    if (pc_file_read(f, 0, lenbuf, 8)) { pc_io_error(cx, "%s: read failed", fn); return 0; }
+    uint64_t n = pc_le64(lenbuf);
+    if (n > ST_MAX_HEADER) {
+        pc_report(cx, "ST-002", "", 0, "header length %llu exceeds the 100,000,000-byte limit", (unsigned long long)n);
+        return 0;
+    }
+    if (n > f->size - 8) {
+        pc_report(cx, "ST-003", "", 0, "header length %llu runs past the end of the %llu-byte file", (unsigned long long)n, (unsigned long long)f->size);
+        return 0;
+    }
+    uint8_t *hdr = malloc(n + 1);
+    if (!hdr) { cx->oom = true; return -1; }
+    if (pc_file_read(f, 8, hdr, n)) { free(hdr); pc_io_error(cx, "%s: read failed", fn); return 0; }
+    hdr[n] = 0;
+
+    st_parse p = {.file = f, .fname = fn, .hdr = hdr, .n = n, .lx = {hdr, n, 0}, .cx = cx,
+                  .out = *tensors, .nout = ntensors, .capout = cap};
+    size_t err = 0, bound = 1;
+    cJSON *root = NULL;
+    if (!pc_utf8_valid(hdr, n, &err)) {
+        pc_report(cx, "ST-004", "", hoff(&p, err), "header is not valid UTF-8 (byte %zu)", err);
+        goto done;
+    }
+    if (n && is_ws(hdr[0]))
+        pc_report(cx, "ST-008", "", 8, "header starts with whitespace, not '{'");
+    for (size_t i = 0; i < n; i++) bound += hdr[i] == ',' || hdr[i] == ':' || hdr[i] == '[' || hdr[i] == '{';
+    if (bound > ST_MAX_VALUES) {
+        pc_report(cx, "ST-024", "", 8, "header may hold %zu JSON values, over the limit of %llu", bound, ST_MAX_VALUES);
+        goto done;
+    }
+    const char *end = NULL;
+    root = cJSON_ParseWithLengthOpts((const char *)hdr, n, &end, 0);
+    if (!root) {
+        const char *ep = cJSON_GetErrorPtr();
+        size_t at = (ep && ep >= (const char *)hdr && ep <= (const char *)hdr + n) ? (size_t)(ep - (const char *)hdr) : 0;
+        pc_report(cx, "ST-005", "", hoff(&p, at), "header is not valid JSON (near header byte %zu)", at);
+        goto done;
+    }
+    size_t body = (size_t)(end - (const char *)hdr);
+    size_t nval;
+    if (!pc_json_lex_check(hdr, body, &nval, &err)) {
+        pc_report(cx, "ST-005", "", hoff(&p, err), "header is not valid JSON (header byte %zu)", err);
+        goto done;
+    }
+    if (!cJSON_IsObject(root)) {
+        pc_report(cx, "ST-005", "", 8, "header is not a JSON object");
+        goto done;
+    }
+    for (size_t i = body; i < n; i++) {
+        if (!is_ws(hdr[i])) {
+            pc_report(cx, "ST-006", "", hoff(&p, i), "trailing characters after the header object (byte 0x%02x)", hdr[i]);
+            break;
+        }
+        if (hdr[i] != ' ') {
+            pc_report(cx, "ST-007", "", hoff(&p, i), "header padding byte 0x%02x is not a space", hdr[i]);
+            break;
+        }
+    }
+    walk_header(&p, root);
+    check_duplicates(&p);
+    check_coverage(&p, f->size - 8 - n);
+    if (!pc_family_failed(cx, "ST") && add_tensors(&p, 8 + n)) cx->oom = true;
+done:
+    *tensors = p.out;
+    cJSON_Delete(root);
+    free(p.e);
+    free(hdr);
+    return 0;
+}

@@ -1,0 +1,83 @@
+/* Sharded checkpoints: model.safetensors.index.json's weight_map must name only shards that
+ * exist, and every tensor must live in exactly the shard it names (transformers' sharding). */
+#include "input.h"
+
+#include "../core/util.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INDEX_MAX_BYTES (64u << 20)
+
+static const char *INDEX_NAME = "model.safetensors.index.json";
+
+static bool plain_file_name(const char *s)
+{
+    return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
+{
+    memset(ix, 0, sizeof *ix);
+    pc_eval(cx, "ST-030");
+    pc_eval(cx, "ST-031");
+    size_t len;
+    char *text = pc_slurp(path, INDEX_MAX_BYTES, &len);
+    if (!text) { pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB"); return 0; }
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
+    if (!cJSON_IsObject(wm)) {
+        pc_report(cx, "ST-030", INDEX_NAME, -1, root ? "no weight_map object" : "not valid JSON");
+        cJSON_Delete(root);
+        return 0;
+    }
+    ix->root = root;
+    size_t n = (size_t)cJSON_GetArraySize(wm);
+    ix->shards = calloc(n ? n : 1, sizeof *ix->shards);
+    if (!ix->shards) return -1;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, wm) {
+        if (!cJSON_IsString(e)) { pc_report(cx, "ST-030", e->string, -1, "weight_map value is not a string"); continue; }
+        const char *s = e->valuestring;
+        bool known = false;
+        for (size_t i = 0; i < ix->nshards && !known; i++) known = !strcmp(ix->shards[i], s);
+        if (known) continue;
+        if (!plain_file_name(s)) { pc_report(cx, "ST-031", e->string, -1, "shard \"%s\" is not a file name in the folder", s); continue; }
+        char *p = pc_path_join(dir, s);
+        bool exists = p && pc_file_exists(p);
+        free(p);
+        if (!exists) { pc_report(cx, "ST-031", e->string, -1, "shard \"%s\" does not exist", s); continue; }
+        ix->shards[ix->nshards++] = (char *)s; /* borrowed from root */
+    }
+    return 0;
+}
+
+void st_index_verify(const st_index *ix, const pc_input *in, pc_ctx *cx)
+{
+    pc_eval(cx, "ST-032");
+    pc_eval(cx, "ST-033");
+    const cJSON *wm = cJSON_GetObjectItemCaseSensitive(ix->root, "weight_map");
+    for (size_t i = 0; i < in->ntensors; i++) {
+        const pc_tensor *t = &in->tensors[i];
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(wm, t->name);
+        const char *base = strrchr(t->file->path, '/');
+        base = base ? base + 1 : t->file->path;
+        if (!e) pc_report(cx, "ST-033", t->name, (int64_t)t->offset, "tensor in %s is missing from weight_map", base);
+        else if (cJSON_IsString(e) && strcmp(e->valuestring, base))
+            pc_report(cx, "ST-032", t->name, (int64_t)t->offset, "weight_map says %s, tensor is in %s", e->valuestring, base);
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, wm)
+        if (!pc_input_find(in, e->string))
+            pc_report(cx, "ST-032", e->string, -1, "weight_map names a tensor that %s does not hold",
+                      cJSON_IsString(e) ? e->valuestring : "its shard");
+}
+
+void st_index_free(st_index *ix)
+{
+    cJSON_Delete(ix->root);
+    free(ix->shards);
+    memset(ix, 0, sizeof *ix);
+}

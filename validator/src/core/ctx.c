@@ -1,0 +1,108 @@
+/* Findings for one input: which rules were evaluated and which broke, where. */
+#include "packcheck.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A hostile file can break one rule in every tensor; keep the report bounded. */
+#define PC_MAX_FINDINGS 10000
+
+int pc_ctx_init(pc_ctx *cx, pc_profile p)
+{
+    memset(cx, 0, sizeof *cx);
+    cx->profile = p;
+    cx->evaluated = calloc(pc_rule_count() + 1, 1);
+    return cx->evaluated ? 0 : -1;
+}
+
+void pc_ctx_free(pc_ctx *cx)
+{
+    for (size_t i = 0; i < cx->nfindings; i++) {
+        free(cx->findings[i].tensor);
+        free(cx->findings[i].message);
+    }
+    free(cx->findings);
+    free(cx->evaluated);
+    memset(cx, 0, sizeof *cx);
+}
+
+static const pc_rule *rule_or_die(const char *id)
+{
+    const pc_rule *r = pc_rule_find(id);
+    if (!r) {
+        fprintf(stderr, "packcheck: internal error: rule %s is not in rules/rules.json\n", id);
+        abort();
+    }
+    return r;
+}
+
+void pc_eval(pc_ctx *cx, const char *rule_id) { cx->evaluated[rule_or_die(rule_id)->index] = 1; }
+
+void pc_report(pc_ctx *cx, const char *rule_id, const char *tensor, int64_t offset, const char *fmt, ...)
+{
+    const pc_rule *r = rule_or_die(rule_id);
+    cx->evaluated[r->index] = 1;
+    pc_severity sev = pc_rule_severity(r, cx->profile);
+    if (sev == PC_SEV_OFF) return;
+    pc_status st = sev == PC_SEV_SHOULD ? PC_STATUS_WARN : PC_STATUS_FAIL;
+    /* Past the cap, keep only the first finding of each rule so no rule's verdict is lost. */
+    if (cx->nfindings >= PC_MAX_FINDINGS && pc_rule_status(cx, r) != PC_STATUS_PASS) return;
+    if (cx->nfindings == cx->cap) {
+        size_t nc = cx->cap ? cx->cap * 2 : 16;
+        pc_finding *nf = realloc(cx->findings, nc * sizeof *nf);
+        if (!nf) { cx->oom = true; return; }
+        cx->findings = nf;
+        cx->cap = nc;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pc_finding *f = &cx->findings[cx->nfindings];
+    f->rule = r;
+    f->status = st;
+    f->offset = offset;
+    f->tensor = pc_strdup(tensor ? tensor : "");
+    f->message = pc_strdup(msg);
+    if (!f->tensor || !f->message) { free(f->tensor); free(f->message); cx->oom = true; return; }
+    cx->nfindings++;
+}
+
+void pc_io_error(pc_ctx *cx, const char *fmt, ...)
+{
+    if (cx->io_error) return; /* keep the first cause */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cx->io_message, sizeof cx->io_message, fmt, ap);
+    va_end(ap);
+    cx->io_error = true;
+}
+
+bool pc_rejected(const pc_ctx *cx)
+{
+    for (size_t i = 0; i < cx->nfindings; i++)
+        if (cx->findings[i].status == PC_STATUS_FAIL) return true;
+    return false;
+}
+
+bool pc_family_failed(const pc_ctx *cx, const char *family)
+{
+    for (size_t i = 0; i < cx->nfindings; i++)
+        if (cx->findings[i].status == PC_STATUS_FAIL && !strcmp(cx->findings[i].rule->family, family)) return true;
+    return false;
+}
+
+pc_status pc_rule_status(const pc_ctx *cx, const pc_rule *r)
+{
+    pc_status s = cx->evaluated[r->index] ? PC_STATUS_PASS : PC_STATUS_SKIP;
+    for (size_t i = 0; i < cx->nfindings; i++) {
+        if (cx->findings[i].rule != r) continue;
+        if (cx->findings[i].status == PC_STATUS_FAIL) return PC_STATUS_FAIL;
+        s = PC_STATUS_WARN;
+    }
+    return s;
+}

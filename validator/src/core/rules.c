@@ -1,0 +1,92 @@
+/* The rule catalogue. rules/rules.json is embedded into the binary at build time (CMake writes
+ * rules_embed.c), parsed once, and is the only place a rule's wording, severity and profile live:
+ * code names rules by ID, docs are generated from the same text. */
+#include "packcheck.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char pc_rules_json_text[];
+
+static pc_rule *g_rules;
+static size_t g_nrules;
+static cJSON *g_root;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static const char *str_field(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static pc_severity sev_parse(const char *s, const char *id)
+{
+    if (!strcmp(s, "MUST")) return PC_SEV_MUST;
+    if (!strcmp(s, "SHOULD")) return PC_SEV_SHOULD;
+    if (!strcmp(s, "LIMIT")) return PC_SEV_LIMIT;
+    if (!strcmp(s, "OFF")) return PC_SEV_OFF;
+    fprintf(stderr, "packcheck: rules.json: rule %s has bad severity '%s'\n", id, s);
+    abort();
+}
+
+static void rules_load(void)
+{
+    g_root = cJSON_Parse(pc_rules_json_text);
+    const cJSON *fams = g_root ? cJSON_GetObjectItemCaseSensitive(g_root, "families") : NULL;
+    if (!cJSON_IsArray(fams)) {
+        fprintf(stderr, "packcheck: embedded rules.json is malformed\n");
+        abort();
+    }
+    size_t n = 0;
+    const cJSON *fam, *r;
+    cJSON_ArrayForEach(fam, fams) n += (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(fam, "rules"));
+    g_rules = calloc(n ? n : 1, sizeof *g_rules);
+    if (!g_rules) abort();
+    cJSON_ArrayForEach(fam, fams) {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(fam, "rules")) {
+            pc_rule *x = &g_rules[g_nrules];
+            x->id = str_field(r, "id");
+            x->family = str_field(fam, "family");
+            x->title = str_field(r, "title");
+            x->checks = str_field(r, "checks");
+            x->reader = str_field(r, "reader");
+            x->source = str_field(r, "source");
+            x->profiles = str_field(r, "profiles");
+            x->severity = sev_parse(str_field(r, "severity"), x->id);
+            const char *c = str_field(r, "compat");
+            x->compat = *c ? sev_parse(c, x->id) : x->severity;
+            x->index = g_nrules++;
+        }
+    }
+}
+
+static void rules_init(void) { pthread_once(&g_once, rules_load); }
+
+size_t pc_rule_count(void) { rules_init(); return g_nrules; }
+const pc_rule *pc_rule_at(size_t i) { rules_init(); return i < g_nrules ? &g_rules[i] : NULL; }
+const char *pc_rules_json(void) { return pc_rules_json_text; }
+
+const pc_rule *pc_rule_find(const char *id)
+{
+    rules_init();
+    for (size_t i = 0; i < g_nrules; i++)
+        if (!strcmp(g_rules[i].id, id)) return &g_rules[i];
+    return NULL;
+}
+
+pc_severity pc_rule_severity(const pc_rule *r, pc_profile p) { return p == PC_PROFILE_COMPAT ? r->compat : r->severity; }
+
+const char *pc_severity_name(pc_severity s)
+{
+    static const char *const n[] = {"OFF", "SHOULD", "MUST", "LIMIT"};
+    return n[s];
+}
+
+const char *pc_status_name(pc_status s)
+{
+    static const char *const n[] = {"pass", "fail", "warn", "skip"};
+    return n[s];
+}

@@ -1,0 +1,12 @@
+/* The format table: adding a format is one file implementing struct pc_format, and one line here. */
+#include "packcheck.h"
+
+extern const pc_format pc_format_ct;
+extern const pc_format pc_format_nvfp4;
+extern const pc_format pc_format_gptq;
+extern const pc_format pc_format_awq;
+extern const pc_format pc_format_q4_0;
+
+const pc_format *const pc_formats[] = {
+    &pc_format_ct, &pc_format_nvfp4, &pc_format_gptq, &pc_format_awq, &pc_format_q4_0, NULL,
+};

@@ -1,0 +1,33 @@
+/* A corpus (CONTRACT 4): DIR/<family>/<case>/{inputs, expect.json} and DIR/MANIFEST.sha256. */
+#ifndef PC_CORPUS_H
+#define PC_CORPUS_H
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+typedef struct pc_case {
+    char *id;        /* "<family>/<case>" */
+    char *dir;       /* DIR/<family>/<case> */
+    char *input;     /* dir joined with expect.input */
+    cJSON *expect;
+} pc_case;
+
+typedef struct pc_corpus {
+    char *dir;
+    char manifest_sha256[65];   /* digest of MANIFEST.sha256 itself: names the corpus */
+    pc_case *cases;
+    size_t ncases;
+} pc_corpus;
+
+/* Load the cases (sorted by id). Pins are not checked here. Returns -1 when DIR is unusable. */
+int pc_corpus_load(const char *dir, pc_corpus *c, FILE *log);
+void pc_corpus_free(pc_corpus *c);
+
+/* Verify MANIFEST.sha256: every listed file has its digest, every file under DIR is listed.
+ * Each problem is printed to log and appended to `problems` (strings). Returns the count. */
+int pc_corpus_verify_pins(const pc_corpus *c, cJSON *problems, FILE *log);
+
+/* `packcheck corpus`: pins, then every case. Returns the report document; *failed counts failures. */
+cJSON *pc_corpus_run(const char *dir, FILE *log, int *failed);
+
+#endif

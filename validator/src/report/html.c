@@ -1,0 +1,100 @@
+/* HTML: one self-contained page (no scripts, no external assets), a rule x input matrix coloured
+ * by status, then the findings. */
+#include "report.h"
+
+#include <string.h>
+
+static const char *k_style =
+    "<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}th{background:#eee}"
+    ".pass{background:#c8e6c9}.fail{background:#ef9a9a}.warn{background:#ffe082}.skip{color:#aaa}"
+    ".error{background:#b39ddb}code{font-size:12px}</style>\n";
+
+static void matrix(pc_sb *b, const cJSON *inputs)
+{
+    const cJSON *first = cJSON_GetArrayItem(inputs, 0), *in, *r;
+    if (!first) return;
+    pc_sb_puts(b, "<h2>Rules x inputs</h2>\n<table id=\"matrix\"><tr><th>rule</th>");
+    cJSON_ArrayForEach(in, inputs) {
+        pc_sb_puts(b, "<th>");
+        pc_sb_xml(b, pc_json_str(in, "path"));
+        pc_sb_printf(b, "<br>%s</th>", pc_json_str(in, "verdict"));
+    }
+    pc_sb_puts(b, "</tr>\n");
+    /* Results list every catalogue rule in catalogue order; walk the first input's rules. */
+    const char *prev = "";
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(first, "results")) {
+        const char *id = pc_json_str(r, "rule");
+        if (!strcmp(id, prev)) continue;
+        prev = id;
+        pc_sb_printf(b, "<tr><td>%s</td>", id);
+        cJSON_ArrayForEach(in, inputs) {
+            const char *worst = "skip";
+            const cJSON *x;
+            cJSON_ArrayForEach(x, cJSON_GetObjectItem(in, "results")) {
+                if (strcmp(pc_json_str(x, "rule"), id)) continue;
+                const char *s = pc_json_str(x, "status");
+                if (!strcmp(s, "fail") || (!strcmp(s, "warn") && strcmp(worst, "fail")) || !strcmp(worst, "skip")) worst = s;
+            }
+            pc_sb_printf(b, "<td class=\"%s\">%s</td>", worst, worst);
+        }
+        pc_sb_puts(b, "</tr>\n");
+    }
+    pc_sb_puts(b, "</table>\n");
+}
+
+static void findings(pc_sb *b, const cJSON *inputs)
+{
+    const cJSON *in, *r;
+    pc_sb_puts(b, "<h2>Findings</h2>\n<table id=\"findings\"><tr><th>input</th><th>rule</th><th>status</th><th>tensor</th><th>offset</th><th>message</th></tr>\n");
+    cJSON_ArrayForEach(in, inputs) {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "results")) {
+            const char *s = pc_json_str(r, "status");
+            if (strcmp(s, "fail") && strcmp(s, "warn")) continue;
+            const cJSON *off = cJSON_GetObjectItem(r, "offset");
+            pc_sb_puts(b, "<tr><td>");
+            pc_sb_xml(b, pc_json_str(in, "path"));
+            pc_sb_printf(b, "</td><td>%s</td><td class=\"%s\">%s</td><td><code>", pc_json_str(r, "rule"), s, s);
+            pc_sb_xml(b, pc_json_str(r, "tensor"));
+            pc_sb_puts(b, "</code></td><td>");
+            if (cJSON_IsNumber(off)) pc_sb_printf(b, "%.0f", off->valuedouble);
+            pc_sb_puts(b, "</td><td>");
+            pc_sb_xml(b, pc_json_str(r, "message"));
+            pc_sb_puts(b, "</td></tr>\n");
+        }
+    }
+    pc_sb_puts(b, "</table>\n");
+}
+
+static void cases(pc_sb *b, const cJSON *doc)
+{
+    const cJSON *cs = cJSON_GetObjectItem(doc, "cases"), *c;
+    if (!cs) return;
+    pc_sb_puts(b, "<h2>Cases</h2>\n<table id=\"cases\"><tr><th>case</th><th>outcome</th><th>detail</th></tr>\n");
+    cJSON_ArrayForEach(c, cs) {
+        const char *o = pc_json_str(c, "outcome");
+        pc_sb_puts(b, "<tr><td>");
+        pc_sb_xml(b, pc_json_str(c, "case"));
+        pc_sb_printf(b, "</td><td class=\"%s\">", !strcmp(o, "pass") || !strcmp(o, "expected-fail") ? "pass" : "fail");
+        pc_sb_xml(b, o);
+        pc_sb_puts(b, "</td><td>");
+        pc_sb_xml(b, pc_json_str(c, "detail"));
+        pc_sb_puts(b, "</td></tr>\n");
+    }
+    pc_sb_puts(b, "</table>\n");
+}
+
+char *pc_report_html(const cJSON *doc)
+{
+    pc_sb b = {0};
+    pc_sb_puts(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>packcheck report</title>\n");
+    pc_sb_puts(&b, k_style);
+    pc_sb_printf(&b, "</head><body>\n<h1>packcheck %s report</h1>\n<p>version %s</p>\n", pc_json_str(doc, "kind"),
+                 pc_json_str(doc, "packcheck_version"));
+    cases(&b, doc);
+    const cJSON *inputs = cJSON_GetObjectItem(doc, "inputs");
+    matrix(&b, inputs);
+    findings(&b, inputs);
+    pc_sb_puts(&b, "</body></html>");
+    return pc_sb_take(&b);
+}

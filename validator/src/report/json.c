@@ -1,0 +1,175 @@
+/* The JSON report (CONTRACT 2): the one document every other writer renders. */
+#include "report.h"
+
+#include "../core/util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pc_json_str(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+const char *pc_result_verdict(const pc_result *r)
+{
+    if (!r->in || r->cx->io_error || r->cx->oom) return "error";
+    return pc_rejected(r->cx) ? "reject" : "pass";
+}
+
+static cJSON *result_entry(const pc_rule *r, pc_status st, const char *tensor, int64_t offset, const char *msg)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "rule", r->id);
+    cJSON_AddStringToObject(e, "status", pc_status_name(st));
+    cJSON_AddStringToObject(e, "severity", pc_severity_name(r->severity));
+    cJSON_AddStringToObject(e, "tensor", tensor);
+    if (offset >= 0) cJSON_AddNumberToObject(e, "offset", (double)offset);
+    cJSON_AddStringToObject(e, "message", msg);
+    return e;
+}
+
+cJSON *pc_report_input_json(const pc_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", r->path);
+    cJSON_AddStringToObject(o, "format", r->in ? pc_input_format(r->in) : "safetensors");
+    cJSON_AddStringToObject(o, "verdict", pc_result_verdict(r));
+    if (r->cx->io_error) cJSON_AddStringToObject(o, "error", r->cx->io_message);
+    else if (r->cx->oom) cJSON_AddStringToObject(o, "error", "out of memory");
+    cJSON *mods = cJSON_AddArrayToObject(o, "modules");
+    for (size_t i = 0; r->in && i < r->in->nmodules; i++) {
+        const pc_module *m = &r->in->modules[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "module", m->prefix);
+        cJSON_AddStringToObject(j, "layout", m->layout);
+        cJSON_AddNumberToObject(j, "bits", m->bits);
+        cJSON *shape = cJSON_AddArrayToObject(j, "shape");
+        for (int d = 0; d < m->ndim; d++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)m->shape[d]));
+        cJSON_AddItemToArray(mods, j);
+    }
+    cJSON *res = cJSON_AddArrayToObject(o, "results");
+    /* Every catalogue rule appears: its findings, or one pass/skip line. */
+    for (size_t i = 0; i < pc_rule_count(); i++) {
+        const pc_rule *rule = pc_rule_at(i);
+        bool any = false;
+        for (size_t k = 0; k < r->cx->nfindings; k++) {
+            const pc_finding *f = &r->cx->findings[k];
+            if (f->rule != rule) continue;
+            cJSON_AddItemToArray(res, result_entry(rule, f->status, f->tensor, f->offset, f->message));
+            any = true;
+        }
+        if (!any) cJSON_AddItemToArray(res, result_entry(rule, pc_rule_status(r->cx, rule), "", -1, ""));
+    }
+    return o;
+}
+
+cJSON *pc_report_json(const pc_result *r, size_t n, pc_profile profile)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "packcheck_version", PACKCHECK_VERSION);
+    cJSON_AddStringToObject(doc, "kind", "validate");
+    cJSON_AddStringToObject(doc, "profile", profile == PC_PROFILE_COMPAT ? "compat" : "strict");
+    cJSON *inputs = cJSON_AddArrayToObject(doc, "inputs");
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(inputs, pc_report_input_json(&r[i]));
+    return doc;
+}
+
+int pc_report_parse_spec(const char *spec, char **fmt, char **path)
+{
+    const char *colon = strchr(spec, ':');
+    if (!colon || colon == spec || !colon[1]) return -1;
+    *fmt = pc_strndup(spec, (size_t)(colon - spec));
+    *path = pc_strdup(colon + 1);
+    if (strcmp(*fmt, "json") && strcmp(*fmt, "junit") && strcmp(*fmt, "md") && strcmp(*fmt, "html")) {
+        free(*fmt);
+        free(*path);
+        return -1;
+    }
+    return 0;
+}
+
+int pc_report_write(const cJSON *doc, const char *fmt, const char *path)
+{
+    char *text = !strcmp(fmt, "json") ? cJSON_Print(doc)
+               : !strcmp(fmt, "junit") ? pc_report_junit(doc)
+               : !strcmp(fmt, "md") ? pc_report_markdown(doc)
+               : pc_report_html(doc);
+    if (!text) return -1;
+    FILE *f = fopen(path, "wb");
+    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
+    if (f && fclose(f)) rc = -1;
+    free(text);
+    return rc;
+}
+
+/* ---- string builder ---- */
+
+static void sb_grow(pc_sb *b, size_t add)
+{
+    if (b->oom || b->n + add + 1 <= b->cap) return;
+    size_t nc = b->cap ? b->cap : 256;
+    while (nc < b->n + add + 1) nc *= 2;
+    char *ns = realloc(b->s, nc);
+    if (!ns) { b->oom = true; return; }
+    b->s = ns;
+    b->cap = nc;
+}
+
+void pc_sb_puts(pc_sb *b, const char *s)
+{
+    size_t n = strlen(s);
+    sb_grow(b, n);
+    if (b->oom) return;
+    memcpy(b->s + b->n, s, n + 1);
+    b->n += n;
+}
+
+void pc_sb_printf(pc_sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    sb_grow(b, (size_t)n);
+    if (b->oom) return;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+
+void pc_sb_xml(pc_sb *b, const char *s)
+{
+    char one[2] = {0, 0};
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '&') pc_sb_puts(b, "&amp;");
+        else if (c == '<') pc_sb_puts(b, "&lt;");
+        else if (c == '>') pc_sb_puts(b, "&gt;");
+        else if (c == '"') pc_sb_puts(b, "&quot;");
+        else if (c < 0x20 && c != '\n' && c != '\t') pc_sb_printf(b, "\\x%02x", c); /* not legal in XML 1.0 */
+        else { one[0] = (char)c; pc_sb_puts(b, one); }
+    }
+}
+
+void pc_sb_md(pc_sb *b, const char *s)
+{
+    char one[2] = {0, 0};
+    for (; *s; s++) {
+        if (*s == '|') pc_sb_puts(b, "\\|");
+        else if (*s == '\n') pc_sb_puts(b, " ");
+        else if (*s == '<') pc_sb_puts(b, "&lt;");
+        else { one[0] = *s; pc_sb_puts(b, one); }
+    }
+}
+
+char *pc_sb_take(pc_sb *b)
+{
+    if (b->oom) { free(b->s); return NULL; }
+    if (!b->s) return pc_strdup("");
+    return b->s;
+}

@@ -1,0 +1,50 @@
+/* Report writers. Every writer is fed the same document: the contract's JSON report (CONTRACT 2),
+ * built once by pc_report_json. JUnit, Markdown and HTML render that document, so no format can
+ * say something the JSON does not. */
+#ifndef PC_REPORT_H
+#define PC_REPORT_H
+
+#include "packcheck.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+/* One validated input. */
+typedef struct pc_result {
+    const char *path;
+    const pc_input *in;   /* may be NULL when it could not be opened */
+    const pc_ctx *cx;
+} pc_result;
+
+const char *pc_result_verdict(const pc_result *r); /* "pass", "reject", "error" */
+
+/* {"packcheck_version", "profile", "inputs": [{path, format, verdict, results: [...]}]} */
+cJSON *pc_report_json(const pc_result *r, size_t n, pc_profile profile);
+/* One input's entry of that document. */
+cJSON *pc_report_input_json(const pc_result *r);
+
+/* --report FMT:PATH. `kind` names the document ("validate", "corpus", "certify"). Returns 0, or -1
+ * with a message on stderr (unknown format, unwritable path). */
+int pc_report_parse_spec(const char *spec, char **fmt, char **path);
+int pc_report_write(const cJSON *doc, const char *fmt, const char *path);
+
+/* Writers (one file each). */
+char *pc_report_junit(const cJSON *doc);
+char *pc_report_markdown(const cJSON *doc);
+char *pc_report_html(const cJSON *doc);
+
+/* The readable per-rule summary on stdout. */
+void pc_report_summary(FILE *out, const cJSON *doc);
+
+/* Small string builder shared by the writers. */
+typedef struct pc_sb { char *s; size_t n, cap; bool oom; } pc_sb;
+void pc_sb_puts(pc_sb *b, const char *s);
+void pc_sb_printf(pc_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pc_sb_xml(pc_sb *b, const char *s);   /* escaped for XML/HTML text and attributes */
+void pc_sb_md(pc_sb *b, const char *s);    /* escaped for a Markdown table cell */
+char *pc_sb_take(pc_sb *b);                /* NULL when out of memory */
+
+/* Accessors that tolerate missing keys. */
+const char *pc_json_str(const cJSON *o, const char *k);
+
+#endif
