@@ -20,8 +20,12 @@ void pc_stream_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t
 void pc_wordalign_unpack_ref(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 
-/* Which fast implementation runs here ("scalar", "avx2", ...), for bench and reports. */
-const char *pc_kernels_name(void);
+/* Run-time dispatch (kernels/dispatch.c). The fast entry points above call the best implementation
+ * this CPU runs ("avx2" needs AVX2 and BMI2; "scalar" runs everywhere), chosen once per process;
+ * the environment variable PACKCHECK_KERNELS=scalar|avx2 overrides the choice. */
+const char *pc_kernels_name(void);              /* the implementation in use */
+const char *pc_kernels_available(size_t i);     /* i-th implementation this CPU runs, NULL past the end */
+int pc_kernels_select(const char *name);        /* switch (tests, bench); -1 if not available here */
 
 /* Select an implementation: the oracle or the fast path. */
 typedef void (*pc_unpack_fn)(const uint8_t *src, unsigned b, size_t count, uint8_t *out);

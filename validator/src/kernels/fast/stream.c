@@ -1,10 +1,11 @@
-/* Fast scalar unpackers: a 64-bit window over the stream, refilled a byte at a time.
- * SIMD versions slot in behind the same functions (dispatch in pc_kernels_name). */
-#include "../kernels.h"
+/* Scalar fast unpackers (the fallback on CPUs without AVX2, and everywhere off x86): a 64-bit
+ * window over the stream, refilled a byte at a time. The SIMD versions live in *_avx2.c; which one
+ * runs is decided once in kernels/dispatch.c. */
+#include "kernel_set.h"
 
 #include <string.h>
 
-void pc_stream_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+static void stream_unpack_scalar(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
 {
     const uint64_t mask = (1u << b) - 1;
     size_t in = 0, i = 0;
@@ -30,7 +31,7 @@ void pc_stream_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t
     }
 }
 
-void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+static void wordalign_unpack_scalar(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
 {
     const uint32_t mask = (1u << b) - 1;
     const unsigned pf = 32 / b;
@@ -44,4 +45,8 @@ void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint
     }
 }
 
-const char *pc_kernels_name(void) { return "scalar"; }
+const pc_kernel_set pc_kernel_set_scalar = {
+    .name = "scalar",
+    .stream = stream_unpack_scalar,
+    .wordalign = wordalign_unpack_scalar,
+};

@@ -1,0 +1,185 @@
+/* AVX2 unpackers for the LE bit stream (ct-dense rows, NVFP4 and 4-bit nibbles) and the legacy
+ * word-aligned layout. Compiled with function-level target attributes: nothing here runs unless
+ * dispatch.c saw AVX2 and BMI2 on the CPU.
+ *
+ * Every width 1..8 uses one table-driven step (PERFORMANCE.md 3.3): a step emits 32 codes from two
+ * 16-byte windows, one per 128-bit lane. For each output code a vpshufb copies the two bytes that
+ * cover it into a 16-bit lane; vpmullw by 2^(16-b-o), o the code's bit offset in its first byte,
+ * lifts the code to the top b bits (whatever lay above falls off the lane): a per-lane variable
+ * shift AVX2 lacks. One logical shift right by 16-b isolates it and vpackuswb narrows. The two
+ * shuffles give lanes {0-7, 16-23} and {8-15, 24-31}, so the pack emits codes in order.
+ * A code at in-byte offset o <= 7 with b <= 8 ends by bit 14 of its window: it always fits.
+ *  - stream: 32 codes = 4b bytes, the second window starts at byte 2b.
+ *  - word-aligned (pf = floor(32/b) fields per 32-bit word, dead top bits): the step starts on a
+ *    word boundary and advances floor(32/pf) words = floor(32/pf)*pf codes (30 or 32); it still
+ *    stores 32 codes, the next step overwrites the extra ones.
+ * 4 bits has its own kernel (mask and interleave nibbles, 64 codes per 32 bytes); 8 bits is memcpy.
+ * Heads need nothing (rows start on word boundaries, pointers may be unaligned). Tails that the
+ * vector loop cannot finish without reading past the input go through a small zero-padded bounce
+ * buffer, so a kernel never touches a byte outside [src, src + input size). */
+#include "kernel_set.h"
+
+#ifdef PC_HAVE_X86_KERNELS
+
+#include <immintrin.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define AVX2_FN __attribute__((target("avx2,bmi2")))
+
+typedef struct avx2_plan {
+    uint8_t shuf_a[32], shuf_b[32];
+    uint16_t mul_a[16], mul_b[16];
+    unsigned out_step; /* codes advanced per step (32 are stored) */
+    unsigned in_step;  /* input bytes advanced per step */
+    unsigned lane1;    /* byte offset of the second 16-byte window; a step reads lane1 + 16 bytes */
+    bool ok;
+} avx2_plan;
+
+static avx2_plan g_stream_plan[9], g_word_plan[9];
+
+/* Bit position of step-relative code c: stream, or pf fields per 32-bit word. */
+static unsigned plan_bit(unsigned c, unsigned b, unsigned pf)
+{
+    return pf ? (c / pf) * 32 + (c % pf) * b : c * b;
+}
+
+static bool plan_build(avx2_plan *p, unsigned b, unsigned pf)
+{
+    memset(p, 0, sizeof *p);
+    p->out_step = pf ? (32 / pf) * pf : 32;
+    p->in_step = pf ? (32 / pf) * 4 : 4 * b;
+    p->lane1 = plan_bit(16, b, pf) / 8;
+    for (unsigned c = 0; c < 32; c++) {
+        unsigned lane = c / 16, half = (c % 16) / 8, w = c % 8;
+        unsigned bit = plan_bit(c, b, pf), o = bit % 8;
+        unsigned k = bit / 8 - (lane ? p->lane1 : 0);
+        bool two = o + b > 8;
+        if (k > 15 || (two && k + 1 > 15)) return false;
+        uint8_t *shuf = half ? p->shuf_b : p->shuf_a;
+        uint16_t *mul = half ? p->mul_b : p->mul_a;
+        shuf[lane * 16 + 2 * w] = (uint8_t)k;
+        shuf[lane * 16 + 2 * w + 1] = two ? (uint8_t)(k + 1) : 0x80; /* 0x80: vpshufb writes zero */
+        mul[lane * 8 + w] = (uint16_t)(1u << (16 - b - o));
+    }
+    return p->ok = true;
+}
+
+void pc_avx2_plans_init(void)
+{
+    for (unsigned b = 1; b <= 7; b++) {
+        plan_build(&g_stream_plan[b], b, 0);
+        plan_build(&g_word_plan[b], b, 32 / b);
+    }
+}
+
+/* The plan's constants, loaded into registers once per call. */
+typedef struct plan_regs { __m256i sa, sb, ma, mb; __m128i shift; size_t lane1; } plan_regs;
+
+static inline AVX2_FN plan_regs plan_load(const avx2_plan *p, unsigned b)
+{
+    plan_regs r;
+    r.sa = _mm256_loadu_si256((const __m256i *)p->shuf_a);
+    r.sb = _mm256_loadu_si256((const __m256i *)p->shuf_b);
+    r.ma = _mm256_loadu_si256((const __m256i *)p->mul_a);
+    r.mb = _mm256_loadu_si256((const __m256i *)p->mul_b);
+    r.shift = _mm_cvtsi32_si128((int)(16 - b));
+    r.lane1 = p->lane1;
+    return r;
+}
+
+static inline AVX2_FN void plan_step(const uint8_t *s, uint8_t *d, const plan_regs *r)
+{
+    __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)s)),
+                                        _mm_loadu_si128((const __m128i *)(s + r->lane1)), 1);
+    __m256i a = _mm256_srl_epi16(_mm256_mullo_epi16(_mm256_shuffle_epi8(x, r->sa), r->ma), r->shift);
+    __m256i c = _mm256_srl_epi16(_mm256_mullo_epi16(_mm256_shuffle_epi8(x, r->sb), r->mb), r->shift);
+    _mm256_storeu_si256((__m256i *)d, _mm256_packus_epi16(a, c));
+}
+
+/* Run a plan over count codes held in in_bytes input bytes. */
+static AVX2_FN void plan_run(const avx2_plan *p, unsigned b, const uint8_t *src, size_t in_bytes,
+                             size_t count, uint8_t *out)
+{
+    const plan_regs r = plan_load(p, b);
+    const size_t os = p->out_step, is = p->in_step, reach = p->lane1 + 16;
+    size_t i = 0, in = 0;
+    /* Four steps per iteration: the loads of later steps overlap the arithmetic of earlier ones. */
+    while (i + 3 * os + 32 <= count && in + 3 * is + reach <= in_bytes) {
+        plan_step(src + in, out + i, &r);
+        plan_step(src + in + is, out + i + os, &r);
+        plan_step(src + in + 2 * is, out + i + 2 * os, &r);
+        plan_step(src + in + 3 * is, out + i + 3 * os, &r);
+        i += 4 * os;
+        in += 4 * is;
+    }
+    while (i + 32 <= count && in + reach <= in_bytes) {
+        plan_step(src + in, out + i, &r);
+        i += os;
+        in += is;
+    }
+    while (i < count) { /* i < count implies in < in_bytes */
+        uint8_t tin[48] = {0}, tout[32];
+        size_t avail = in_bytes - in, n = count - i;
+        memcpy(tin, src + in, avail < sizeof tin ? avail : sizeof tin);
+        plan_step(tin, tout, &r);
+        if (n > os) n = os;
+        memcpy(out + i, tout, n);
+        i += n;
+        in += is;
+    }
+}
+
+/* 64 codes from 32 bytes: low nibble first. unpacklo/hi interleave within 128-bit lanes, so the
+ * two vperm2i128 put the halves back in order. */
+static inline AVX2_FN void nibble_step(const uint8_t *s, uint8_t *d)
+{
+    const __m256i m = _mm256_set1_epi8(0x0F);
+    __m256i x = _mm256_loadu_si256((const __m256i *)s);
+    __m256i lo = _mm256_and_si256(x, m), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), m);
+    __m256i a = _mm256_unpacklo_epi8(lo, hi), c = _mm256_unpackhi_epi8(lo, hi);
+    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(a, c, 0x20));
+    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(a, c, 0x31));
+}
+
+static AVX2_FN void nibble_run(const uint8_t *src, size_t count, uint8_t *out)
+{
+    size_t i = 0;
+    for (; i + 128 <= count; i += 128) {
+        nibble_step(src + i / 2, out + i);
+        nibble_step(src + i / 2 + 32, out + i + 64);
+    }
+    for (; i + 64 <= count; i += 64) nibble_step(src + i / 2, out + i);
+    if (i < count) {
+        uint8_t tin[32] = {0}, tout[64];
+        memcpy(tin, src + i / 2, (count - i + 1) / 2);
+        nibble_step(tin, tout);
+        memcpy(out + i, tout, count - i);
+    }
+}
+
+static AVX2_FN void stream_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+{
+    if (b == 8) { memcpy(out, src, count); return; }
+    if (b == 4) { nibble_run(src, count, out); return; }
+    if (b < 1 || b > 8 || !g_stream_plan[b].ok) { pc_kernel_set_scalar.stream(src, b, count, out); return; }
+    size_t in_bytes = count / 8 * b + ((count % 8) * b + 7) / 8;
+    plan_run(&g_stream_plan[b], b, src, in_bytes, count, out);
+}
+
+static AVX2_FN void wordalign_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+{
+    if (b == 1 || b == 2 || b == 4 || b == 8) { stream_unpack_avx2(src, b, count, out); return; } /* no dead bits */
+    if (b < 1 || b > 8 || !g_word_plan[b].ok) { pc_kernel_set_scalar.wordalign(src, b, count, out); return; }
+    unsigned pf = 32 / b;
+    size_t in_bytes = (count / pf + (count % pf != 0)) * 4;
+    plan_run(&g_word_plan[b], b, src, in_bytes, count, out);
+}
+
+const pc_kernel_set pc_kernel_set_avx2 = {
+    .name = "avx2",
+    .stream = stream_unpack_avx2,
+    .wordalign = wordalign_unpack_avx2,
+};
+
+#endif /* PC_HAVE_X86_KERNELS */
