@@ -2,12 +2,16 @@
  * word-aligned layout. Compiled with function-level target attributes: nothing here runs unless
  * dispatch.c saw AVX2 and BMI2 on the CPU.
  *
- * Every width 1..8 uses one table-driven step (PERFORMANCE.md 3.3): a step emits 32 codes from two
- * 16-byte windows, one per 128-bit lane. For each output code a vpshufb copies the two bytes that
- * cover it into a 16-bit lane; vpmullw by 2^(16-b-o), o the code's bit offset in its first byte,
- * lifts the code to the top b bits (whatever lay above falls off the lane): a per-lane variable
- * shift AVX2 lacks. One logical shift right by 16-b isolates it and vpackuswb narrows. The two
- * shuffles give lanes {0-7, 16-23} and {8-15, 24-31}, so the pack emits codes in order.
+ * Every width 1..8 uses one table-driven step (after PERFORMANCE.md 3.3): a step emits 32 codes
+ * from two 16-byte windows, one per 128-bit lane. Each 16-bit output lane w carries code 2w in its
+ * low byte and code 2w+1 in its high byte, so no pack is needed. Two vpshufb copy, for each code,
+ * the two input bytes covering it into a 16-bit lane, and a multiply acts as the per-lane variable
+ * shift AVX2 lacks (o = the code's bit offset in its first byte):
+ *   even codes: vpmulhuw by 2^(16-o) = window >> o, code in the low byte. o = 0 would need 2^16,
+ *               so such a code's byte goes into the high half of the window and o counts as 8.
+ *   odd codes:  vpmullw by 2^(8-o) = window << (8-o), code in the high byte.
+ * Two masks drop the neighbours' bits and one OR merges the halves. Multiplies go to their own
+ * port, so the shuffle port (vpshufb, the lane insert) is no longer the bottleneck.
  * A code at in-byte offset o <= 7 with b <= 8 ends by bit 14 of its window: it always fits.
  *  - stream: 32 codes = 4b bytes, the second window starts at byte 2b.
  *  - word-aligned (pf = floor(32/b) fields per 32-bit word, dead top bits): the step starts on a
@@ -39,9 +43,18 @@ typedef struct avx2_plan {
 static avx2_plan g_stream_plan[9], g_word_plan[9];
 
 /* Bit position of step-relative code c: stream, or pf fields per 32-bit word. */
-static unsigned plan_bit(unsigned c, unsigned b, unsigned pf)
+static inline unsigned plan_bit(unsigned c, unsigned b, unsigned pf)
 {
     return pf ? (c / pf) * 32 + (c % pf) * b : c * b;
+}
+
+/* Where the second 16-byte window starts. When a whole step fits in 16 bytes (b <= 3 and
+ * word-aligned 3-bit), both lanes read the same window: one vbroadcasti128 instead of a load and
+ * a lane insert, which frees the shuffle port. */
+static inline unsigned plan_lane1(unsigned b, unsigned pf)
+{
+    unsigned step_bytes = pf ? (32 / pf) * 4 : 4 * b;
+    return step_bytes <= 16 ? 0 : plan_bit(16, b, pf) / 8;
 }
 
 static bool plan_build(avx2_plan *p, unsigned b, unsigned pf)
@@ -49,18 +62,19 @@ static bool plan_build(avx2_plan *p, unsigned b, unsigned pf)
     memset(p, 0, sizeof *p);
     p->out_step = pf ? (32 / pf) * pf : 32;
     p->in_step = pf ? (32 / pf) * 4 : 4 * b;
-    p->lane1 = plan_bit(16, b, pf) / 8;
+    p->lane1 = plan_lane1(b, pf);
     for (unsigned c = 0; c < 32; c++) {
-        unsigned lane = c / 16, half = (c % 16) / 8, w = c % 8;
+        unsigned lane = c / 16, odd = c % 2, w = (c % 16) / 2;
         unsigned bit = plan_bit(c, b, pf), o = bit % 8;
         unsigned k = bit / 8 - (lane ? p->lane1 : 0);
-        bool two = o + b > 8;
-        if (k > 15 || (two && k + 1 > 15)) return false;
-        uint8_t *shuf = half ? p->shuf_b : p->shuf_a;
-        uint16_t *mul = half ? p->mul_b : p->mul_a;
-        shuf[lane * 16 + 2 * w] = (uint8_t)k;
-        shuf[lane * 16 + 2 * w + 1] = two ? (uint8_t)(k + 1) : 0x80; /* 0x80: vpshufb writes zero */
-        mul[lane * 8 + w] = (uint16_t)(1u << (16 - b - o));
+        uint8_t lo = (uint8_t)k, hi = o + b > 8 ? (uint8_t)(k + 1) : 0x80; /* 0x80: vpshufb writes 0 */
+        if (!odd && o == 0) { hi = lo; lo = 0x80; o = 8; }
+        if (k > 15 || (hi != 0x80 && hi > 15)) return false;
+        uint8_t *shuf = odd ? p->shuf_b : p->shuf_a;
+        uint16_t *mul = odd ? p->mul_b : p->mul_a;
+        shuf[lane * 16 + 2 * w] = lo;
+        shuf[lane * 16 + 2 * w + 1] = hi;
+        mul[lane * 8 + w] = (uint16_t)(odd ? 1u << (8 - o) : 1u << (16 - o));
     }
     return p->ok = true;
 }
@@ -74,7 +88,7 @@ void pc_avx2_plans_init(void)
 }
 
 /* The plan's constants, loaded into registers once per call. */
-typedef struct plan_regs { __m256i sa, sb, ma, mb; __m128i shift; size_t lane1; } plan_regs;
+typedef struct plan_regs { __m256i sa, sb, ma, mb, keep_lo, keep_hi; size_t lane1; } plan_regs;
 
 static inline AVX2_FN plan_regs plan_load(const avx2_plan *p, unsigned b)
 {
@@ -83,26 +97,32 @@ static inline AVX2_FN plan_regs plan_load(const avx2_plan *p, unsigned b)
     r.sb = _mm256_loadu_si256((const __m256i *)p->shuf_b);
     r.ma = _mm256_loadu_si256((const __m256i *)p->mul_a);
     r.mb = _mm256_loadu_si256((const __m256i *)p->mul_b);
-    r.shift = _mm_cvtsi32_si128((int)(16 - b));
+    r.keep_lo = _mm256_set1_epi16((short)((1u << b) - 1));
+    r.keep_hi = _mm256_set1_epi16((short)(((1u << b) - 1) << 8));
     r.lane1 = p->lane1;
     return r;
 }
 
 static inline AVX2_FN void plan_step(const uint8_t *s, uint8_t *d, const plan_regs *r)
 {
-    __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)s)),
-                                        _mm_loadu_si128((const __m128i *)(s + r->lane1)), 1);
-    __m256i a = _mm256_srl_epi16(_mm256_mullo_epi16(_mm256_shuffle_epi8(x, r->sa), r->ma), r->shift);
-    __m256i c = _mm256_srl_epi16(_mm256_mullo_epi16(_mm256_shuffle_epi8(x, r->sb), r->mb), r->shift);
-    _mm256_storeu_si256((__m256i *)d, _mm256_packus_epi16(a, c));
+    __m128i w0 = _mm_loadu_si128((const __m128i *)s);
+    __m256i x = r->lane1 ? _mm256_inserti128_si256(_mm256_castsi128_si256(w0), _mm_loadu_si128((const __m128i *)(s + r->lane1)), 1)
+                         : _mm256_broadcastsi128_si256(w0);
+    __m256i even = _mm256_and_si256(_mm256_mulhi_epu16(_mm256_shuffle_epi8(x, r->sa), r->ma), r->keep_lo);
+    __m256i odd = _mm256_and_si256(_mm256_mullo_epi16(_mm256_shuffle_epi8(x, r->sb), r->mb), r->keep_hi);
+    _mm256_storeu_si256((__m256i *)d, _mm256_or_si256(even, odd));
 }
 
-/* Run a plan over count codes held in in_bytes input bytes. */
-static AVX2_FN void plan_run(const avx2_plan *p, unsigned b, const uint8_t *src, size_t in_bytes,
-                             size_t count, uint8_t *out)
+/* Run a plan over count codes held in in_bytes input bytes. Inlined into one caller per width with
+ * b and pf constant, so steps and offsets are immediates (fewer live registers, no spills). */
+static inline __attribute__((always_inline)) AVX2_FN void plan_run(const avx2_plan *p, unsigned b, unsigned pf,
+                                                                   const uint8_t *src, size_t in_bytes,
+                                                                   size_t count, uint8_t *out)
 {
-    const plan_regs r = plan_load(p, b);
-    const size_t os = p->out_step, is = p->in_step, reach = p->lane1 + 16;
+    plan_regs r = plan_load(p, b);
+    const size_t os = pf ? (32 / pf) * pf : 32, is = pf ? (32 / pf) * 4 : 4 * b;
+    r.lane1 = plan_lane1(b, pf);
+    const size_t reach = r.lane1 + 16;
     size_t i = 0, in = 0;
     /* Four steps per iteration: the loads of later steps overlap the arithmetic of earlier ones. */
     while (i + 3 * os + 32 <= count && in + 3 * is + reach <= in_bytes) {
@@ -164,7 +184,15 @@ static AVX2_FN void stream_unpack_avx2(const uint8_t *src, unsigned b, size_t co
     if (b == 4) { nibble_run(src, count, out); return; }
     if (b < 1 || b > 8 || !g_stream_plan[b].ok) { pc_kernel_set_scalar.stream(src, b, count, out); return; }
     size_t in_bytes = count / 8 * b + ((count % 8) * b + 7) / 8;
-    plan_run(&g_stream_plan[b], b, src, in_bytes, count, out);
+    const avx2_plan *p = &g_stream_plan[b];
+    switch (b) {
+    case 1: plan_run(p, 1, 0, src, in_bytes, count, out); break;
+    case 2: plan_run(p, 2, 0, src, in_bytes, count, out); break;
+    case 3: plan_run(p, 3, 0, src, in_bytes, count, out); break;
+    case 5: plan_run(p, 5, 0, src, in_bytes, count, out); break;
+    case 6: plan_run(p, 6, 0, src, in_bytes, count, out); break;
+    default: plan_run(p, 7, 0, src, in_bytes, count, out); break;
+    }
 }
 
 static AVX2_FN void wordalign_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
@@ -173,7 +201,13 @@ static AVX2_FN void wordalign_unpack_avx2(const uint8_t *src, unsigned b, size_t
     if (b < 1 || b > 8 || !g_word_plan[b].ok) { pc_kernel_set_scalar.wordalign(src, b, count, out); return; }
     unsigned pf = 32 / b;
     size_t in_bytes = (count / pf + (count % pf != 0)) * 4;
-    plan_run(&g_word_plan[b], b, src, in_bytes, count, out);
+    const avx2_plan *p = &g_word_plan[b];
+    switch (b) {
+    case 3: plan_run(p, 3, 10, src, in_bytes, count, out); break;
+    case 5: plan_run(p, 5, 6, src, in_bytes, count, out); break;
+    case 6: plan_run(p, 6, 5, src, in_bytes, count, out); break;
+    default: plan_run(p, 7, 4, src, in_bytes, count, out); break;
+    }
 }
 
 const pc_kernel_set pc_kernel_set_avx2 = {
