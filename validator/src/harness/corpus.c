@@ -69,7 +69,7 @@ int pc_corpus_load(const char *dir, pc_corpus *c, FILE *log)
         free(fdir);
     }
     closedir(d);
-    qsort(c->cases, c->ncases, sizeof *c->cases, cmp_case);
+    pc_sort(c->cases, c->ncases, sizeof *c->cases, cmp_case);
     return 0;
 }
 
