@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *USAGE = "packcheck bench [--json] [--samples N] [--sample-ms MS] [--size BYTES] [--only NAME]";
+static const char *USAGE = "packcheck bench [--json] [--samples N] [--sample-ms MS] [--size BYTES] [--only NAME] [--warmup-ms MS]";
 
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
@@ -37,6 +37,7 @@ int cmd_bench(int argc, char **argv)
                    "  --sample-ms MS  length of one sample (default 20)\n"
                    "  --size BYTES    output bytes per call (default 131072: L2-resident)\n"
                    "  --only NAME     entries whose name contains NAME (e.g. ct-dense, sha256)\n"
+                   "  --warmup-ms MS  spin before timing so the clock ramps up (default 500)\n"
                    "Figures are for people to read: nothing asserts a time.\n", USAGE);
             return PC_EXIT_OK;
         } else if (!strcmp(argv[i], "--json")) {
@@ -50,6 +51,9 @@ int cmd_bench(int argc, char **argv)
         } else if ((v = cli_value(argc, argv, &i, "--size"))) {
             if (parse_num(v, 64, 1 << 30, &x)) return cli_usage(USAGE, "--size wants 64..1073741824 bytes");
             o.out_bytes = (size_t)x;
+        } else if ((v = cli_value(argc, argv, &i, "--warmup-ms"))) {
+            if (parse_num(v, 0, 60000, &x)) return cli_usage(USAGE, "--warmup-ms wants 0..60000");
+            o.warmup_sec = x / 1000;
         } else if ((v = cli_value(argc, argv, &i, "--only"))) {
             o.only = v;
         } else {

@@ -74,6 +74,9 @@ static double now_sec(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* C11 aligned_alloc wants the size to be a multiple of the alignment; 64 bytes of slack as well. */
+static void *alloc64(size_t n) { return aligned_alloc(64, (n + 127) / 64 * 64); }
+
 static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
 static void fill_random(uint8_t *p, size_t n)
 {
@@ -168,9 +171,9 @@ static cJSON *bench_entry_run(const bench_entry *e, const pc_bench_opts *o, int 
     cJSON *j = cJSON_CreateObject();
     size_t count = o->out_bytes / e->out_elem, out_bytes = count * e->out_elem;
     size_t in_bytes = e->in_size(e->b, count);
-    uint8_t *src = aligned_alloc(64, in_bytes + 64), *of = aligned_alloc(64, out_bytes + 64),
-            *orf = aligned_alloc(64, out_bytes + 64), *ms = aligned_alloc(64, out_bytes + 64),
-            *md = aligned_alloc(64, out_bytes + 64);
+    uint8_t *src = alloc64(in_bytes), *of = alloc64(out_bytes),
+            *orf = alloc64(out_bytes), *ms = alloc64(out_bytes),
+            *md = alloc64(out_bytes);
     cJSON_AddStringToObject(j, "name", e->name);
     cJSON_AddStringToObject(j, "layout", e->layout);
     cJSON_AddNumberToObject(j, "bits", e->b);
@@ -237,7 +240,7 @@ static void call_sha_speed(void *a)
 static cJSON *bench_sha256(const pc_bench_opts *o)
 {
     cJSON *j = cJSON_CreateObject();
-    uint8_t *buf = aligned_alloc(64, SHA_BLOCK);
+    uint8_t *buf = alloc64(SHA_BLOCK);
     double *g[2] = {calloc((size_t)o->samples, sizeof(double)), calloc((size_t)o->samples, sizeof(double))};
     double *r = calloc((size_t)o->samples, sizeof(double));
     pc_sha256 h;
