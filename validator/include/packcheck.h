@@ -94,6 +94,7 @@ typedef struct pc_file {
     char *path;
     int fd;
     uint64_t size;
+    char sha256[65];             /* lowercase hex of the whole file when hashed (validate --hash), else "" */
 } pc_file;
 
 /* safetensors dtypes, in the crate's enum order (FORMATS.md 2.3). */
@@ -144,6 +145,10 @@ typedef struct pc_input {
     /* Decodable quantized modules, filled by format modules' check(). */
     struct pc_module *modules;
     size_t nmodules, modcap;
+    /* Streaming pass (core/scan.h): data scans registered by format checks, run by pc_validate in
+     * one windowed pass per file; with hash_files set the same pass fills files[i].sha256. */
+    void *scans;
+    bool hash_files;
     /* Layouts detected, decodable or not (so a rejected checkpoint still reports its format). */
     const char *layouts[8];
     size_t nlayouts;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... [--quiet]";
+static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... [--hash] [--quiet]";
 
 int cmd_validate(int argc, char **argv)
 {
@@ -16,14 +16,17 @@ int cmd_validate(int argc, char **argv)
     cli_reports reps = {0};
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0, rc = PC_EXIT_ERROR;
-    bool quiet = false;
+    bool quiet = false, hash = false;
     if (!inputs) return PC_EXIT_ERROR;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nValidate checkpoints (a .safetensors file, a .gguf file, or a checkpoint folder).\n"
                    "Exit 0 when every MUST rule holds (warnings allowed), 1 when one fails, 2 when an input\n"
                    "could not be read. --profile compat relaxes the rules where the official readers accept\n"
-                   "more than the spec text (see `packcheck rules`).\n", USAGE);
+                   "more than the spec text (see `packcheck rules`).\n"
+                   "Data is read in bounded windows, one pass per file, shards in parallel (one thread per\n"
+                   "core; PACKCHECK_THREADS=N overrides). --hash adds each file's SHA-256 (OpenSSL EVP) to the\n"
+                   "reports, computed in the same pass.\n", USAGE);
             rc = PC_EXIT_OK;
             goto out;
         } else if ((v = cli_value(argc, argv, &i, "--config"))) {
@@ -34,6 +37,8 @@ int cmd_validate(int argc, char **argv)
             else { rc = cli_usage(USAGE, "--profile wants strict or compat, got \"%s\"", v); goto out; }
         } else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
+        } else if (!strcmp(argv[i], "--hash")) {
+            hash = true;
         } else if (!strcmp(argv[i], "--quiet")) {
             quiet = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -52,7 +57,10 @@ int cmd_validate(int argc, char **argv)
     for (int i = 0; i < ninputs; i++) {
         if (pc_ctx_init(&cxs[i], profile)) { cxs[i].oom = true; continue; }
         ins[i] = pc_input_open(inputs[i], config, &cxs[i]);
-        if (ins[i]) pc_validate(ins[i], &cxs[i]);
+        if (ins[i]) {
+            ins[i]->hash_files = hash;
+            pc_validate(ins[i], &cxs[i]);
+        }
         else cxs[i].oom = true;
         res[i] = (pc_result){inputs[i], ins[i], &cxs[i]};
     }

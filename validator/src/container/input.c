@@ -4,6 +4,7 @@
 
 #include "../core/file.h"
 #include "../core/util.h"
+#include "../core/scan.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -220,6 +221,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
 void pc_input_free(pc_input *in)
 {
     if (!in) return;
+    pc_scan_free(in);
     for (size_t i = 0; i < in->nmodules; i++) {
         pc_module *m = &in->modules[i];
         if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);
@@ -267,9 +269,12 @@ void pc_input_note_layout(pc_input *in, const char *layout)
 void pc_validate(pc_input *in, pc_ctx *cx)
 {
     /* A broken container has no trustworthy tensor table: formats see nothing of it. */
-    if (cx->io_error || pc_family_failed(cx, "ST") || pc_family_failed(cx, "GGUF")) return;
-    for (const pc_format *const *f = pc_formats; *f; f++)
-        if ((*f)->detect(in)) (*f)->check(in, cx);
+    if (!cx->io_error && !pc_family_failed(cx, "ST") && !pc_family_failed(cx, "GGUF"))
+        for (const pc_format *const *f = pc_formats; *f; f++)
+            if ((*f)->detect(in)) (*f)->check(in, cx);
+    /* The data scans the formats registered, and --hash, in one windowed pass over each file
+     * (a broken container is still hashed: certificates name the bytes, good or bad). */
+    if (!cx->io_error) pc_scan_run(in, cx);
 }
 
 const char *pc_input_format(const pc_input *in)

@@ -39,6 +39,17 @@ cJSON *pc_report_input_json(const pc_result *r)
     cJSON_AddStringToObject(o, "verdict", pc_result_verdict(r));
     if (r->cx->io_error) cJSON_AddStringToObject(o, "error", r->cx->io_message);
     else if (r->cx->oom) cJSON_AddStringToObject(o, "error", "out of memory");
+    if (r->in && r->in->hash_files) { /* validate --hash: per-file SHA-256, for certificates and manifests */
+        cJSON *files = cJSON_AddArrayToObject(o, "files");
+        for (size_t i = 0; i < r->in->nfiles; i++) {
+            const pc_file *f = &r->in->files[i];
+            cJSON *j = cJSON_CreateObject();
+            cJSON_AddStringToObject(j, "path", f->path);
+            cJSON_AddNumberToObject(j, "bytes", (double)f->size);
+            if (f->sha256[0]) cJSON_AddStringToObject(j, "sha256", f->sha256);
+            cJSON_AddItemToArray(files, j);
+        }
+    }
     cJSON *mods = cJSON_AddArrayToObject(o, "modules");
     for (size_t i = 0; r->in && i < r->in->nmodules; i++) {
         const pc_module *m = &r->in->modules[i];

@@ -14,6 +14,8 @@ void pc_report_summary(FILE *out, const cJSON *doc)
         error += !strcmp(v, "error");
         fprintf(out, "%s: %s (%s)\n", pc_json_str(in, "path"), v, pc_json_str(in, "format"));
         if (*pc_json_str(in, "error")) fprintf(out, "  error: %s\n", pc_json_str(in, "error"));
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "files")) /* sha256sum's format */
+            if (*pc_json_str(r, "sha256")) fprintf(out, "  sha256 %s  %s\n", pc_json_str(r, "sha256"), pc_json_str(r, "path"));
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "results")) {
             const char *st = pc_json_str(r, "status");
             if (!strcmp(st, "skip")) continue;

@@ -1,0 +1,269 @@
+/* The streaming pass: see scan.h. */
+#include "scan.h"
+
+#include "file.h"
+#include "sha256.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct scan_req {
+    size_t file;                /* index into in->files */
+    uint64_t begin, end;        /* absolute file offsets */
+    uint64_t tbase;             /* the tensor's first byte */
+    size_t unit;
+    pc_scan_chunk_fn chunk;
+    pc_scan_finish_fn finish;
+    void (*free_arg)(void *);
+    void *arg;
+    uint8_t *carry;             /* a unit split across two windows */
+    size_t ncarry;
+    uint64_t carry_off;         /* tensor-relative offset of carry[0] */
+    bool stopped, complete, oom;
+} scan_req;
+
+typedef struct scan_list { scan_req *r; size_t n, cap; } scan_list;
+
+int pc_scan_add(pc_input *in, const pc_tensor *t, uint64_t begin, uint64_t end, size_t unit,
+                pc_scan_chunk_fn chunk, pc_scan_finish_fn finish, void (*free_arg)(void *), void *arg)
+{
+    size_t fi = 0;
+    while (fi < in->nfiles && &in->files[fi] != t->file) fi++;
+    /* A caller bug, not an input defect: ranges come from tensors the container already checked. */
+    if (fi == in->nfiles || begin > end || end > t->nbytes || unit == 0 || unit > PC_SCAN_MAX_UNIT) abort();
+    scan_list *l = in->scans;
+    if (!l && !(l = in->scans = calloc(1, sizeof *l))) return -1;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        scan_req *r = realloc(l->r, cap * sizeof *r);
+        if (!r) return -1;
+        l->r = r;
+        l->cap = cap;
+    }
+    l->r[l->n++] = (scan_req){.file = fi, .begin = t->offset + begin, .end = t->offset + end, .tbase = t->offset,
+                              .unit = unit, .chunk = chunk, .finish = finish, .free_arg = free_arg, .arg = arg};
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * One file
+ * --------------------------------------------------------------------------------------------- */
+
+static void req_stop(scan_req *r)
+{
+    r->stopped = true;
+    free(r->carry);
+    r->carry = NULL;
+    r->ncarry = 0;
+}
+
+/* Hand bytes [abs, abs + n) of the file to r, whole units at a time. */
+static void deliver(scan_req *r, uint64_t abs, const uint8_t *p, size_t n)
+{
+    uint64_t off = abs - r->tbase;
+    if (r->stopped) return;
+    if (r->ncarry) {
+        size_t take = r->unit - r->ncarry < n ? r->unit - r->ncarry : n;
+        memcpy(r->carry + r->ncarry, p, take);
+        r->ncarry += take;
+        p += take;
+        n -= take;
+        off += take;
+        if (r->ncarry < r->unit) return;
+        r->ncarry = 0;
+        if (r->chunk(r->arg, r->carry_off, r->carry, r->unit)) { req_stop(r); return; }
+    }
+    size_t whole = n / r->unit * r->unit;
+    if (whole && r->chunk(r->arg, off, p, whole)) { req_stop(r); return; }
+    if (n > whole) {
+        if (!r->carry && !(r->carry = malloc(r->unit))) { r->oom = true; req_stop(r); return; }
+        memcpy(r->carry, p + whole, n - whole);
+        r->ncarry = n - whole;
+        r->carry_off = off + whole;
+    }
+}
+
+static void req_done(scan_req *r)
+{
+    if (!r->stopped && r->ncarry) r->chunk(r->arg, r->carry_off, r->carry, r->ncarry); /* final short piece */
+    free(r->carry);
+    r->carry = NULL;
+    r->ncarry = 0;
+    r->complete = true;
+}
+
+typedef struct file_job {
+    size_t file;
+    scan_req **reqs;            /* this file's scans, by begin */
+    size_t n;
+    bool io_error, oom;
+} file_job;
+
+static int cmp_req_begin(const void *a, const void *b)
+{
+    const scan_req *x = *(scan_req *const *)a, *y = *(scan_req *const *)b;
+    return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+/* Read the file (all of it when hashing, else only the windows the scans need), front to back. */
+static void run_file(pc_input *in, file_job *job, uint8_t *buf)
+{
+    pc_file *f = &in->files[job->file];
+    bool hash = in->hash_files;
+    pc_sha256 h;
+    if (hash && pc_sha256_init(&h)) { job->oom = true; return; }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    uint64_t limit = hash ? f->size : 0;
+    for (size_t k = 0; k < job->n; k++)
+        if (job->reqs[k]->end > limit) limit = job->reqs[k]->end;
+    size_t first = 0; /* scans before this one are complete */
+    uint64_t pos = 0;
+    while (pos < limit) {
+        while (first < job->n && job->reqs[first]->complete) first++;
+        if (!hash) { /* skip to the next byte a scan needs */
+            uint64_t need = limit;
+            for (size_t k = first; k < job->n; k++) {
+                scan_req *r = job->reqs[k];
+                if (r->complete) continue;
+                uint64_t at = r->begin > pos ? r->begin : pos;
+                if (at < need) need = at;
+                if (r->begin >= need) break; /* sorted by begin: nothing later starts earlier */
+            }
+            pos = need;
+            if (pos >= limit) break;
+        }
+        size_t n = limit - pos < PC_SCAN_WINDOW ? (size_t)(limit - pos) : PC_SCAN_WINDOW;
+        if (pc_file_read(f, pos, buf, n)) { job->io_error = true; break; }
+        if (hash) pc_sha256_update(&h, buf, n);
+        uint64_t wend = pos + n;
+        for (size_t k = first; k < job->n && job->reqs[k]->begin < wend; k++) {
+            scan_req *r = job->reqs[k];
+            if (r->complete || r->end <= pos) {
+                if (!r->complete && r->end <= pos) req_done(r); /* empty range */
+                continue;
+            }
+            uint64_t a = r->begin > pos ? r->begin : pos, b = r->end < wend ? r->end : wend;
+            if (b > a) deliver(r, a, buf + (a - pos), (size_t)(b - a));
+            if (r->end <= wend) req_done(r);
+        }
+        pos = wend;
+    }
+    for (size_t k = 0; k < job->n; k++) { /* empty ranges at the very end */
+        scan_req *r = job->reqs[k];
+        if (!r->complete && !job->io_error && r->begin == r->end) req_done(r);
+        if (r->oom) job->oom = true;
+    }
+    if (hash) {
+        char hex[65];
+        pc_sha256_final_hex(&h, hex);
+        if (!job->io_error && pos >= f->size) memcpy(f->sha256, hex, sizeof hex);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Workers: files are claimed one at a time, so shards run in parallel.
+ * --------------------------------------------------------------------------------------------- */
+
+typedef struct pass {
+    pc_input *in;
+    file_job *jobs;
+    size_t njobs;
+    size_t next; /* atomically claimed */
+} pass;
+
+static void *worker(void *arg)
+{
+    pass *ps = arg;
+    uint8_t *buf = malloc(PC_SCAN_WINDOW);
+    for (;;) {
+        size_t j = __atomic_fetch_add(&ps->next, 1, __ATOMIC_RELAXED);
+        if (j >= ps->njobs) break;
+        if (!buf) { ps->jobs[j].oom = true; continue; }
+        run_file(ps->in, &ps->jobs[j], buf);
+    }
+    free(buf);
+    return NULL;
+}
+
+static size_t thread_count(size_t njobs)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("PACKCHECK_THREADS");
+    if (env && atoi(env) > 0) n = atoi(env);
+    if (n < 1) n = 1;
+    if (n > PC_SCAN_MAX_THREADS) n = PC_SCAN_MAX_THREADS;
+    return (size_t)n < njobs ? (size_t)n : njobs;
+}
+
+int pc_scan_run(pc_input *in, pc_ctx *cx)
+{
+    scan_list *l = in->scans;
+    size_t nreq = l ? l->n : 0;
+    if (!nreq && !in->hash_files) return 0;
+    file_job *jobs = calloc(in->nfiles ? in->nfiles : 1, sizeof *jobs);
+    scan_req **order = calloc(nreq ? nreq : 1, sizeof *order);
+    int rc = 0;
+    if (!jobs || !order) { cx->oom = true; rc = -1; goto finish; }
+    /* Group the scans by file (counting sort keeps registration order), then sort by offset. */
+    size_t *count = calloc(in->nfiles + 1, sizeof *count);
+    if (!count) { cx->oom = true; rc = -1; goto finish; }
+    for (size_t i = 0; i < nreq; i++) count[l->r[i].file + 1]++;
+    for (size_t fi = 0; fi < in->nfiles; fi++) count[fi + 1] += count[fi];
+    for (size_t i = 0; i < nreq; i++) order[count[l->r[i].file]++] = &l->r[i];
+    size_t njobs = 0, at = 0;
+    for (size_t fi = 0; fi < in->nfiles; fi++) {
+        size_t n = fi == 0 ? count[0] : count[fi] - count[fi - 1];
+        scan_req **rs = order + at;
+        at += n;
+        if (!n && !in->hash_files) continue;
+        qsort(rs, n, sizeof *rs, cmp_req_begin);
+        jobs[njobs++] = (file_job){.file = fi, .reqs = rs, .n = n};
+    }
+    free(count);
+    pass ps = {in, jobs, njobs, 0};
+    size_t nt = thread_count(njobs);
+    pthread_t tids[PC_SCAN_MAX_THREADS];
+    size_t started = 0;
+    for (size_t t = 1; t < nt; t++)
+        if (!pthread_create(&tids[started], NULL, worker, &ps)) started++;
+    worker(&ps); /* the calling thread is a worker too */
+    for (size_t t = 0; t < started; t++) pthread_join(tids[t], NULL);
+    for (size_t j = 0; j < njobs; j++) {
+        if (jobs[j].oom) cx->oom = true;
+        if (jobs[j].io_error) {
+            pc_io_error(cx, "%s: read failed during the data pass", in->files[jobs[j].file].path);
+            rc = -1;
+        }
+    }
+finish:
+    for (size_t i = 0; i < nreq; i++) {
+        scan_req *r = &l->r[i];
+        if (r->oom) cx->oom = true;
+        if (r->finish) r->finish(r->arg, r->complete && !r->oom, in, cx);
+        free(r->carry);
+        if (r->free_arg) r->free_arg(r->arg);
+    }
+    if (l) l->n = 0;
+    free(jobs);
+    free(order);
+    return rc;
+}
+
+void pc_scan_free(pc_input *in)
+{
+    scan_list *l = in->scans;
+    if (!l) return;
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->r[i].carry);
+        if (l->r[i].free_arg) l->r[i].free_arg(l->r[i].arg);
+    }
+    free(l->r);
+    free(l);
+    in->scans = NULL;
+}
