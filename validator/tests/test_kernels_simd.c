@@ -3,7 +3,9 @@
  * every tail length. Source buffers are sized exactly (ASan catches a read one byte past them) and
  * also placed against a PROT_NONE page (catches it without ASan); destinations carry a canary. */
 #include "kernels/kernels.h"
+#include "kernels/fast/kernel_set.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +115,144 @@ static void run_impl(const char *impl)
     munmap(map, span + (size_t)page);
 }
 
+#ifdef PC_HAVE_X86_KERNELS
+/* ------------------------------------------------------------------------------------------------
+ * The other layouts' AVX2 kernels against literal references (FORMATS.md 5-7), until their
+ * oracles land in main; then these compare with pc_*_ref directly.
+ * --------------------------------------------------------------------------------------------- */
+
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24); }
+
+static void gptq_lit(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out)
+{
+    for (size_t n = 0; n < N; n++)
+        for (size_t i = 0; i < K; i++) {
+            unsigned v = 0;
+            for (unsigned j = 0; j < b; j++) {
+                size_t bit = i * b + j, w = bit / 32;
+                v |= ((le32(src + (w * N + n) * 4) >> (bit % 32)) & 1u) << j;
+            }
+            out[i * N + n] = (uint8_t)v;
+        }
+}
+
+static void awq_lit(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
+{
+    static const unsigned order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < N / 8; c++)
+            for (unsigned s = 0; s < 8; s++)
+                out[r * N + 8 * c + order[s]] = (uint8_t)((le32(src + (r * (N / 8) + c) * 4) >> (4 * s)) & 15);
+}
+
+static float half_lit(unsigned h)
+{
+    unsigned sign = h >> 15, e = (h >> 10) & 31, f = h & 1023;
+    uint32_t bits;
+    float v;
+    if (e == 31) { bits = ((uint32_t)sign << 31) | 0x7f800000u | ((uint32_t)f << 13); memcpy(&v, &bits, 4); return v; }
+    v = e ? ldexpf((float)(1024 + f), (int)e - 25) : ldexpf((float)f, -24);
+    return sign ? -v : v;
+}
+
+static void q4_lit(const uint8_t *src, size_t nb, uint8_t *codes, float *w)
+{
+    for (size_t b = 0; b < nb; b++) {
+        float d = half_lit((unsigned)src[18 * b] | ((unsigned)src[18 * b + 1] << 8));
+        for (unsigned e = 0; e < 32; e++) {
+            unsigned byte = src[18 * b + 2 + e % 16], q = e < 16 ? (byte & 15u) : (byte >> 4);
+            if (codes) codes[32 * b + e] = (uint8_t)q;
+            if (w) w[32 * b + e] = (float)((int)q - 8) * d;
+        }
+    }
+}
+
+static void nvfp4_lit(const uint8_t *codes, size_t rows, size_t cols, const float *gs, float *out)
+{
+    static const float t[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+    for (size_t i = 0; i < rows * cols; i++) out[i] = t[codes[i] & 15] * gs[i / 16];
+}
+
+/* An exact-size copy at a misalignment (ASan catches any read past it). */
+static uint8_t *exact_copy(const void *p, size_t n, size_t mis, uint8_t **base)
+{
+    *base = malloc(mis + n + 1);
+    if (!*base) exit(2);
+    memcpy(*base + mis, p, n);
+    return *base + mis;
+}
+
+static void layout_fail(const char *what, size_t a, size_t b2, size_t c)
+{
+    if (g_fail < 40) fprintf(stderr, "FAIL avx2 %s (%zu, %zu, %zu)\n", what, a, b2, c);
+    g_fail++;
+}
+
+static void run_layouts_avx2(void)
+{
+    const pc_layout_kernels *L = &pc_layout_kernels_avx2;
+    static const unsigned k_gptq_bits[] = {2, 3, 4, 8};
+    for (int it = 0; it < 400; it++) {
+        unsigned b = k_gptq_bits[it % 4];
+        size_t K = 32 * (1 + rnd() % 6), N = it < 100 ? (size_t)(it % 100) + 1 : 1 + rnd() % 140;
+        size_t nin = K * b / 32 * N * 4;
+        uint8_t *in = malloc(nin + 1), *want = malloc(K * N + 1), *base, *obase;
+        fill(in, nin, it % 9 == 0);
+        uint8_t *src = exact_copy(in, nin, rnd() % 32, &base);
+        size_t md = rnd() % 32;
+        obase = malloc(md + K * N + 1);
+        gptq_lit(in, b, K, N, want);
+        L->gptq(src, b, K, N, obase + md);
+        if (memcmp(obase + md, want, K * N)) layout_fail("gptq", b, K, N); else g_pass++;
+        free(in); free(want); free(base); free(obase);
+    }
+    for (int it = 0; it < 300; it++) {
+        size_t rows = 1 + rnd() % 12, N = 8 * (1 + rnd() % 40), nin = rows * N / 2;
+        uint8_t *in = malloc(nin + 1), *want = malloc(rows * N + 1), *base, *obase;
+        fill(in, nin, it % 7 == 0);
+        uint8_t *src = exact_copy(in, nin, rnd() % 32, &base);
+        size_t md = rnd() % 32;
+        obase = malloc(md + rows * N + 1);
+        awq_lit(in, rows, N, want);
+        L->awq(src, rows, N, obase + md);
+        if (memcmp(obase + md, want, rows * N)) layout_fail("awq", rows, N, 0); else g_pass++;
+        free(in); free(want); free(base); free(obase);
+    }
+    static const uint16_t k_special_d[] = {0x0000, 0x8000, 0x0001, 0x03FF, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFD55, 0x3C00, 0x7BFF};
+    for (int it = 0; it < 300; it++) {
+        size_t nb = (size_t)(it % 41), nin = 18 * nb;
+        uint8_t *in = malloc(nin + 1), *base, *cw = malloc(32 * nb + 1), *cg = malloc(32 * nb + 1);
+        float *ww = malloc(4 * 32 * nb + 4), *wg = malloc(4 * 32 * nb + 4);
+        fill(in, nin, 0);
+        for (size_t k = 0; k < nb; k++)
+            if (rnd() % 3 == 0) { uint16_t d = k_special_d[rnd() % 11]; in[18 * k] = (uint8_t)d; in[18 * k + 1] = (uint8_t)(d >> 8); }
+        uint8_t *src = exact_copy(in, nin, rnd() % 32, &base);
+        q4_lit(in, nb, cw, ww);
+        int mode = it % 3; /* both, codes only, weights only */
+        L->q4_0(src, nb, mode == 2 ? NULL : cg, mode == 1 ? NULL : wg);
+        if (mode != 2 && memcmp(cg, cw, 32 * nb)) layout_fail("q4_0 codes", nb, (size_t)mode, 0); else g_pass++;
+        if (mode != 1 && memcmp(wg, ww, 4 * 32 * nb)) layout_fail("q4_0 weights", nb, (size_t)mode, 0); else g_pass++;
+        free(in); free(base); free(cw); free(cg); free(ww); free(wg);
+    }
+    for (int it = 0; it < 200; it++) {
+        size_t rows = 1 + rnd() % 6, cols = 16 * (1 + rnd() % 12), n = rows * cols;
+        uint8_t *codes = malloc(n + 1), *base;
+        float *gs = malloc(4 * (n / 16) + 4), *want = malloc(4 * n + 4), *got = malloc(4 * n + 4);
+        fill(codes, n, 0);
+        for (size_t g = 0; g < n / 16; g++) {
+            uint32_t bits = (uint32_t)rnd();
+            if (g % 5) bits = (bits & 0x807FFFFFu) | (uint32_t)((100 + rnd() % 60) << 23); /* mostly normal */
+            memcpy(&gs[g], &bits, 4);
+        }
+        uint8_t *cs = exact_copy(codes, n, rnd() % 32, &base);
+        nvfp4_lit(codes, rows, cols, gs, want);
+        L->nvfp4_dequant(cs, rows, cols, gs, got);
+        if (memcmp(got, want, 4 * n)) layout_fail("nvfp4 dequant", rows, cols, 0); else g_pass++;
+        free(codes); free(base); free(gs); free(want); free(got);
+    }
+}
+#endif
+
 int main(void)
 {
     int nimpl = 0;
@@ -123,6 +263,13 @@ int main(void)
         run_impl(impl);
         printf("%s: %s\n", impl, g_fail == before ? "all kernels agree with the oracle" : "MISMATCHES");
     }
+#ifdef PC_HAVE_X86_KERNELS
+    if (pc_kernels_select("avx2") == 0) {
+        int before = g_fail;
+        run_layouts_avx2();
+        printf("avx2 gptq/awq/q4_0/nvfp4: %s\n", g_fail == before ? "agree with the references" : "MISMATCHES");
+    }
+#endif
     if (nimpl == 0 || pc_kernels_select("no-such-impl") != -1) { fprintf(stderr, "FAIL dispatch\n"); g_fail++; }
     printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail != 0;

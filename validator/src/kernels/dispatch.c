@@ -25,7 +25,7 @@ static bool set_runs_here(const pc_kernel_set *s)
 #ifdef PC_HAVE_X86_KERNELS
     if (s == &pc_kernel_set_avx2) {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
     }
 #endif
     return s == &pc_kernel_set_scalar;

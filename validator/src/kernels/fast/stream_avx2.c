@@ -25,11 +25,10 @@
 
 #ifdef PC_HAVE_X86_KERNELS
 
-#include <immintrin.h>
+#include "avx2_inline.h"
+
 #include <stdbool.h>
 #include <string.h>
-
-#define AVX2_FN __attribute__((target("avx2,bmi2")))
 
 typedef struct avx2_plan {
     uint8_t shuf_a[32], shuf_b[32];
@@ -148,18 +147,6 @@ static inline __attribute__((always_inline)) AVX2_FN void plan_run(const avx2_pl
         i += n;
         in += is;
     }
-}
-
-/* 64 codes from 32 bytes: low nibble first. unpacklo/hi interleave within 128-bit lanes, so the
- * two vperm2i128 put the halves back in order. */
-static inline AVX2_FN void nibble_step(const uint8_t *s, uint8_t *d)
-{
-    const __m256i m = _mm256_set1_epi8(0x0F);
-    __m256i x = _mm256_loadu_si256((const __m256i *)s);
-    __m256i lo = _mm256_and_si256(x, m), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), m);
-    __m256i a = _mm256_unpacklo_epi8(lo, hi), c = _mm256_unpackhi_epi8(lo, hi);
-    _mm256_storeu_si256((__m256i *)d, _mm256_permute2x128_si256(a, c, 0x20));
-    _mm256_storeu_si256((__m256i *)(d + 32), _mm256_permute2x128_si256(a, c, 0x31));
 }
 
 static AVX2_FN void nibble_run(const uint8_t *src, size_t count, uint8_t *out)

@@ -1,0 +1,213 @@
+/* AVX2 kernels for the layouts beyond the plain stream: AWQ GEMM, GPTQ columns, GGUF Q4_0 and the
+ * NVFP4 dequantisation (PERFORMANCE.md 3.4). Same rules as stream_avx2.c: target attributes, run
+ * only after dispatch saw the features, any alignment, never a byte outside the stated sizes. */
+#include "kernel_set.h"
+
+#ifdef PC_HAVE_X86_KERNELS
+
+#include "avx2_inline.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------
+ * AWQ GEMM: each row is N/8 whole words, so the tensor is one nibble stream; slot i of a word holds
+ * column 8c + ORDER[i] (ORDER = 0,2,4,6,1,3,5,7). Undo the interleave in-register: stream order
+ * nibbles, then one vpshufb per 32 codes puts slot INV[j] = 0,4,1,5,2,6,3,7 at column j.
+ * --------------------------------------------------------------------------------------------- */
+
+static AVX2_FN void awq_unpack_avx2(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
+{
+    const __m256i inv = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15,
+                                         0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+    size_t count = rows * N, i = 0;
+    __m256i a, c;
+    for (; i + 64 <= count; i += 64) {
+        nibble_pair(src + i / 2, &a, &c);
+        _mm256_storeu_si256((__m256i *)(out + i), _mm256_shuffle_epi8(a, inv));
+        _mm256_storeu_si256((__m256i *)(out + i + 32), _mm256_shuffle_epi8(c, inv));
+    }
+    if (i < count) { /* N % 8 == 0, so the tail is whole words: bounce them */
+        uint8_t tin[32] = {0}, tout[64];
+        memcpy(tin, src + i / 2, (count - i) / 2);
+        nibble_pair(tin, &a, &c);
+        _mm256_storeu_si256((__m256i *)tout, _mm256_shuffle_epi8(a, inv));
+        _mm256_storeu_si256((__m256i *)(tout + 32), _mm256_shuffle_epi8(c, inv));
+        memcpy(out + i, tout, count - i);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * GPTQ: qweight [K*b/32, N] words; column n is one LE stream down the rows. For b = 2, 4, 8 every
+ * byte of a word belongs to one column and holds 8/b whole fields, so 32 columns of a word row are
+ * byte-transposed in registers (R_i = byte i of the 32 words, in column order) and each R_i yields
+ * 8/b output rows with a shift and a mask. b = 3 straddles words: each output row k is built from
+ * word row 3k/32 (and the next one where the field straddles) with constant shifts, then narrowed
+ * 32 bits -> 8 bits. Columns beyond the last multiple of 32 take the scalar path.
+ * --------------------------------------------------------------------------------------------- */
+
+static void gptq_cols_scalar(const uint8_t *src, unsigned b, size_t K, size_t N, size_t n0, uint8_t *out)
+{
+    const uint32_t mask = (1u << b) - 1;
+    for (size_t i = 0; i < K; i++) {
+        size_t w = i * b / 32;
+        unsigned off = (unsigned)(i * b % 32);
+        for (size_t n = n0; n < N; n++) {
+            const uint8_t *p = src + (w * N + n) * 4;
+            uint32_t v = ((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24)) >> off;
+            if (off + b > 32) {
+                const uint8_t *q = p + N * 4;
+                v |= ((uint32_t)q[0] | ((uint32_t)q[1] << 8) | ((uint32_t)q[2] << 16) | ((uint32_t)q[3] << 24)) << (32 - off);
+            }
+            out[i * N + n] = (uint8_t)(v & mask);
+        }
+    }
+}
+
+/* 32 words at p (columns n..n+31) -> r[i] = byte i of each word, columns in order. */
+static inline AVX2_FN void transpose_words(const uint8_t *p, __m256i r[4])
+{
+    const __m256i group = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                           0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i spread = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    __m256i q[4];
+    for (int v = 0; v < 4; v++) /* qword j of q[v] = byte j of words 8v..8v+7 */
+        q[v] = _mm256_permutevar8x32_epi32(
+            _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(p + 32 * v)), group), spread);
+    __m256i l01 = _mm256_unpacklo_epi64(q[0], q[1]), h01 = _mm256_unpackhi_epi64(q[0], q[1]);
+    __m256i l23 = _mm256_unpacklo_epi64(q[2], q[3]), h23 = _mm256_unpackhi_epi64(q[2], q[3]);
+    r[0] = _mm256_permute2x128_si256(l01, l23, 0x20);
+    r[1] = _mm256_permute2x128_si256(h01, h23, 0x20);
+    r[2] = _mm256_permute2x128_si256(l01, l23, 0x31);
+    r[3] = _mm256_permute2x128_si256(h01, h23, 0x31);
+}
+
+static inline AVX2_FN void gptq_bytes_block(const uint8_t *p, unsigned b, size_t N, uint8_t *o)
+{
+    /* p: word row, columns n..n+31; o: output row 32/b * row, column n. */
+    __m256i r[4];
+    transpose_words(p, r);
+    const __m256i m = _mm256_set1_epi8((char)((1u << b) - 1));
+    const unsigned per = 8 / b;
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned j = 0; j < per; j++) {
+            __m256i v = b == 8 ? r[i] : _mm256_and_si256(_mm256_srli_epi16(r[i], (int)(j * b)), m);
+            _mm256_storeu_si256((__m256i *)(o + (i * per + j) * N), v);
+        }
+}
+
+/* 3 bits: 32 fields of a column = 3 words (96 bits). Row k of the block: bit 3k. */
+static inline AVX2_FN __m256i gptq3_field(const uint8_t *p, size_t N, unsigned k)
+{
+    unsigned bit = 3 * k, w = bit / 32, off = bit % 32;
+    __m256i v = _mm256_srli_epi32(_mm256_loadu_si256((const __m256i *)(p + (size_t)w * N * 4)), (int)off);
+    if (off > 29) v = _mm256_or_si256(v, _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(p + (size_t)(w + 1) * N * 4)), (int)(32 - off)));
+    return _mm256_and_si256(v, _mm256_set1_epi32(7));
+}
+
+static inline AVX2_FN void gptq3_block(const uint8_t *p, size_t N, uint8_t *o)
+{
+    const __m256i fix = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (unsigned k = 0; k < 32; k++) {
+        __m256i a = gptq3_field(p, N, k), b = gptq3_field(p + 32, N, k);
+        __m256i c = gptq3_field(p + 64, N, k), d = gptq3_field(p + 96, N, k);
+        __m256i ab = _mm256_packus_epi32(a, b), cd = _mm256_packus_epi32(c, d);
+        __m256i v = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), fix);
+        _mm256_storeu_si256((__m256i *)(o + k * N), v);
+    }
+}
+
+static AVX2_FN void gptq_unpack_avx2(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out)
+{
+    size_t wide = N / 32 * 32;
+    if (b == 2 || b == 4 || b == 8) {
+        size_t wrows = K * b / 32, per_word = 32 / b;
+        for (size_t w = 0; w < wrows; w++)
+            for (size_t n = 0; n < wide; n += 32) {
+                const uint8_t *p = src + (w * N + n) * 4;
+                uint8_t *o = out + w * per_word * N + n;
+                if (b == 4) gptq_bytes_block(p, 4, N, o);
+                else if (b == 2) gptq_bytes_block(p, 2, N, o);
+                else gptq_bytes_block(p, 8, N, o);
+            }
+    } else if (b == 3) {
+        for (size_t blk = 0; blk < K / 32; blk++)
+            for (size_t n = 0; n < wide; n += 32) gptq3_block(src + (3 * blk * N + n) * 4, N, out + 32 * blk * N + n);
+    } else {
+        wide = 0;
+    }
+    if (wide < N) gptq_cols_scalar(src, b, K, N, wide, out);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * GGUF Q4_0: per 18-byte block, qs (16 bytes) -> low nibbles = elements 0-15, high = 16-31, one
+ * 256-bit register. f32: (q - 8) converted exactly, times d widened with F16C: one rounding, as
+ * the oracle. A NaN d takes the scalar path (its payload must come out exactly as the oracle's).
+ * --------------------------------------------------------------------------------------------- */
+
+static inline AVX2_FN __m256i q4_block_codes(const uint8_t *blk)
+{
+    __m128i qs = _mm_loadu_si128((const __m128i *)(blk + 2)); /* bytes 2..17: inside the block */
+    const __m128i m = _mm_set1_epi8(0x0F);
+    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(qs, 4), m), _mm_and_si128(qs, m));
+}
+
+static AVX2_FN void q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m256i eight = _mm256_set1_epi32(8);
+    for (size_t i = 0; i < nblocks; i++) {
+        const uint8_t *blk = src + 18 * i;
+        __m256i c = q4_block_codes(blk);
+        if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * i), c);
+        if (!weights) continue;
+        uint16_t h = (uint16_t)(blk[0] | (blk[1] << 8));
+        if ((h & 0x7C00) == 0x7C00 && (h & 0x03FF)) { /* NaN scale: the f32 NaN with the same payload */
+            uint32_t bits = ((uint32_t)(h >> 15) << 31) | 0x7f800000u | ((uint32_t)(h & 0x3FF) << 13);
+            float d1;
+            memcpy(&d1, &bits, sizeof d1);
+            for (unsigned e = 0; e < 32; e++) {
+                unsigned byte = blk[2 + e % 16], q = e < 16 ? (byte & 15u) : (byte >> 4);
+                weights[32 * i + e] = (float)((int)q - 8) * d1;
+            }
+            continue;
+        }
+        __m256 d = _mm256_set1_ps(_mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))));
+        float *w = weights + 32 * i;
+        __m128i lo = _mm256_castsi256_si128(c), hi = _mm256_extracti128_si256(c, 1);
+        __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+        for (int k = 0; k < 4; k++) {
+            __m256i q = _mm256_sub_epi32(_mm256_cvtepu8_epi32(parts[k]), eight);
+            _mm256_storeu_ps(w + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), d));
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * NVFP4 -> f32: groups of 16 codes share one scale; the E2M1 magnitude comes from an 8-entry
+ * vpermps table, the sign (bit 3) is XORed into the float, then one multiply (one rounding).
+ * --------------------------------------------------------------------------------------------- */
+
+static AVX2_FN void nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
+{
+    const __m256 table = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
+    const __m256i sign = _mm256_set1_epi32(8);
+    size_t groups = rows * (cols / 16);
+    for (size_t g = 0; g < groups; g++) {
+        __m256 s = _mm256_broadcast_ss(group_scale + g);
+        __m128i c16 = _mm_loadu_si128((const __m128i *)(codes + 16 * g));
+        for (int h = 0; h < 2; h++) {
+            __m256i c = _mm256_cvtepu8_epi32(h ? _mm_srli_si128(c16, 8) : c16);
+            __m256 mag = _mm256_permutevar8x32_ps(table, c); /* uses bits 0-2 */
+            __m256 v = _mm256_xor_ps(mag, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(c, sign), 28)));
+            _mm256_storeu_ps(out + 16 * g + 8 * h, _mm256_mul_ps(v, s));
+        }
+    }
+}
+
+const pc_layout_kernels pc_layout_kernels_avx2 = {
+    .gptq = gptq_unpack_avx2,
+    .awq = awq_unpack_avx2,
+    .q4_0 = q4_0_decode_avx2,
+    .nvfp4_dequant = nvfp4_dequant_avx2,
+};
+
+#endif /* PC_HAVE_X86_KERNELS */
