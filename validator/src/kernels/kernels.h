@@ -21,7 +21,7 @@ void pc_wordalign_unpack_ref(const uint8_t *src, unsigned b, size_t count, uint8
 void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 
 /* Run-time dispatch (kernels/dispatch.c). The fast entry points above call the best implementation
- * this CPU runs ("avx2" needs AVX2 and BMI2; "scalar" runs everywhere), chosen once per process;
+ * this CPU runs ("avx2" needs AVX2, BMI2 and F16C; "scalar" runs everywhere), chosen once per process;
  * the environment variable PACKCHECK_KERNELS=scalar|avx2 overrides the choice. */
 const char *pc_kernels_name(void);              /* the implementation in use */
 const char *pc_kernels_available(size_t i);     /* i-th implementation this CPU runs, NULL past the end */
