@@ -98,8 +98,9 @@ static void req_done(scan_req *r)
 
 typedef struct file_job {
     size_t file;
-    scan_req **reqs;            /* this file's scans, by begin */
+    scan_req **reqs;            /* the job's scans, by begin */
     size_t n;
+    bool hash;                  /* the whole file, hashed (else only the scans' bytes) */
     bool io_error, oom;
 } file_job;
 
@@ -113,7 +114,7 @@ static int cmp_req_begin(const void *a, const void *b)
 static void run_file(pc_input *in, file_job *job, uint8_t *buf)
 {
     pc_file *f = &in->files[job->file];
-    bool hash = in->hash_files;
+    bool hash = job->hash;
     pc_sha256 h;
     if (hash && pc_sha256_init(&h)) { job->oom = true; return; }
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -191,6 +192,13 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static size_t njobs_in_file(const file_job *jobs, size_t njobs, size_t fi)
+{
+    size_t c = 0;
+    while (njobs && jobs[njobs - 1].file == fi) { c++; njobs--; }
+    return c;
+}
+
 static size_t thread_count(size_t njobs)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -216,6 +224,15 @@ int pc_scan_run(pc_input *in, pc_ctx *cx)
     for (size_t i = 0; i < nreq; i++) count[l->r[i].file + 1]++;
     for (size_t fi = 0; fi < in->nfiles; fi++) count[fi + 1] += count[fi];
     for (size_t i = 0; i < nreq; i++) order[count[l->r[i].file]++] = &l->r[i];
+    /* Jobs: a hashed file is one job (SHA-256 is sequential). Without hashing, when there are
+     * fewer files than threads, a file's scans are split into contiguous runs of about equal
+     * bytes, so one big shard still keeps every core busy ("tensors in parallel"). */
+    size_t nt_want = thread_count(SIZE_MAX), files_with_work = 0;
+    for (size_t fi = 0; fi < in->nfiles; fi++)
+        if (in->hash_files || (fi == 0 ? count[0] : count[fi] - count[fi - 1])) files_with_work++;
+    size_t split = !in->hash_files && files_with_work && files_with_work < nt_want ? (nt_want + files_with_work - 1) / files_with_work : 1;
+    jobs = realloc(jobs, (in->nfiles * split + 1) * sizeof *jobs);
+    if (!jobs) { free(count); cx->oom = true; rc = -1; goto finish; }
     size_t njobs = 0, at = 0;
     for (size_t fi = 0; fi < in->nfiles; fi++) {
         size_t n = fi == 0 ? count[0] : count[fi] - count[fi - 1];
@@ -223,7 +240,20 @@ int pc_scan_run(pc_input *in, pc_ctx *cx)
         at += n;
         if (!n && !in->hash_files) continue;
         qsort(rs, n, sizeof *rs, cmp_req_begin);
-        jobs[njobs++] = (file_job){.file = fi, .reqs = rs, .n = n};
+        if (split <= 1 || n < 2) {
+            jobs[njobs++] = (file_job){.file = fi, .reqs = rs, .n = n, .hash = in->hash_files};
+            continue;
+        }
+        uint64_t total = 0, acc = 0;
+        for (size_t k = 0; k < n; k++) total += rs[k]->end - rs[k]->begin;
+        size_t first = 0;
+        for (size_t k = 0; k < n; k++) {
+            acc += rs[k]->end - rs[k]->begin;
+            if (k + 1 == n || acc * split >= total * (njobs_in_file(jobs, njobs, fi) + 1)) {
+                jobs[njobs++] = (file_job){.file = fi, .reqs = rs + first, .n = k + 1 - first};
+                first = k + 1;
+            }
+        }
     }
     free(count);
     pass ps = {in, jobs, njobs, 0};
