@@ -171,9 +171,27 @@ static inline AVX2_FN __m256i q4_block_codes(const uint8_t *blk)
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(qs, 4), m), _mm_and_si128(qs, m));
 }
 
+/* Codes only, two blocks per step: block i's qs in lane 0, block i+1's in lane 1; one mask and
+ * one shift give both blocks' low and high halves, two vperm2i128 put each block together. */
+static AVX2_FN void q4_0_codes_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes)
+{
+    const __m256i m = _mm256_set1_epi8(0x0F);
+    size_t i = 0;
+    for (; i + 2 <= nblocks; i += 2) {
+        const uint8_t *blk = src + 18 * i;
+        __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(blk + 2))),
+                                            _mm_loadu_si128((const __m128i *)(blk + 20)), 1);
+        __m256i lo = _mm256_and_si256(x, m), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), m);
+        _mm256_storeu_si256((__m256i *)(codes + 32 * i), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(codes + 32 * i + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    if (i < nblocks) _mm256_storeu_si256((__m256i *)(codes + 32 * i), q4_block_codes(src + 18 * i));
+}
+
 static AVX2_FN void q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     const __m256i eight = _mm256_set1_epi32(8);
+    if (!weights) { if (codes) q4_0_codes_avx2(src, nblocks, codes); return; }
     for (size_t i = 0; i < nblocks; i++) {
         const uint8_t *blk = src + 18 * i;
         __m256i c = q4_block_codes(blk);
