@@ -98,6 +98,43 @@ static int run_case(const char *path, bool hash, const char *threads)
     return 0;
 }
 
+/* The ready-made element checks: a non-finite F16, a non-positive BF16, an out-of-range I32. */
+static void check_elem_scans(const char *dir)
+{
+    char file[600];
+    snprintf(file, sizeof file, "%s-elem.safetensors", dir);
+    uint16_t f16[40], bf16[40];
+    int32_t i32[50];
+    for (int i = 0; i < 40; i++) { f16[i] = 0x3C00; bf16[i] = 0x3F80; }
+    f16[17] = 0x7C00; f16[30] = 0xFE00; /* +inf, NaN */
+    bf16[3] = 0x8000;                   /* -0: finite, not positive */
+    for (int i = 0; i < 50; i++) i32[i] = i % 7;
+    i32[44] = 7; i32[45] = -1;
+    st_out_tensor t[3] = {{"a.f16", PC_DT_F16, 1, {40}, f16, sizeof f16}, {"b.bf16", PC_DT_BF16, 1, {40}, bf16, sizeof bf16},
+                          {"c.i32", PC_DT_I32, 1, {50}, i32, sizeof i32}};
+    if (st_write_file(file, t, 3)) { g_fail++; return; }
+    pc_ctx cx;
+    pc_ctx_init(&cx, PC_PROFILE_STRICT);
+    pc_input *in = pc_input_open(file, NULL, &cx);
+    const pc_tensor *a = pc_input_find(in, "a.f16"), *b = pc_input_find(in, "b.bf16"), *c = pc_input_find(in, "c.i32");
+    pc_scan_floats_finite(in, &cx, a, "ST-001", false);
+    pc_scan_floats_finite(in, &cx, b, "ST-001", false); /* -0 is finite: no finding */
+    pc_scan_floats_finite(in, &cx, b, "ST-002", true);
+    pc_scan_ints_in_range(in, &cx, c, "ST-003", 0, 6);
+    pc_scan_run(in, &cx);
+    int seen = 0;
+    for (size_t i = 0; i < cx.nfindings; i++) {
+        const pc_finding *f = &cx.findings[i];
+        if (!strcmp(f->tensor, "a.f16")) { seen |= 1; CHECK(f->offset == (int64_t)(a->offset + 34) && strstr(f->message, "2 element"), "f16 finding: %s @%lld", f->message, (long long)f->offset); }
+        if (!strcmp(f->tensor, "b.bf16")) { seen |= 2; CHECK(!strcmp(f->rule->id, "ST-002") && f->offset == (int64_t)(b->offset + 6), "bf16 finding: %s %s", f->rule->id, f->message); }
+        if (!strcmp(f->tensor, "c.i32")) { seen |= 4; CHECK(f->offset == (int64_t)(c->offset + 176) && strstr(f->message, "2 element"), "i32 finding: %s", f->message); }
+    }
+    CHECK(seen == 7 && cx.nfindings == 3, "element scans: %zu findings, seen %d", cx.nfindings, seen);
+    pc_input_free(in);
+    pc_ctx_free(&cx);
+    unlink(file);
+}
+
 int main(void)
 {
     char path[] = "/tmp/pc-test-scan-XXXXXX";
@@ -120,6 +157,7 @@ int main(void)
     rc |= run_case(file, true, "2");
     rc |= run_case(file, false, "1");
     rc |= run_case(file, false, "2");
+    check_elem_scans(path);
     unlink(file);
     unlink(path);
     for (int i = 0; i < 3; i++) free(g_data[i]);

@@ -43,3 +43,14 @@ int pc_scan_run(pc_input *in, pc_ctx *cx);
 void pc_scan_free(pc_input *in);
 
 #endif
+
+/* Ready-made scans for the common data rules (core/scan_checks.c). Each evaluates `rule_id` and,
+ * after the pass, reports it once per tensor with the count of offending elements and the file
+ * offset of the first. Return -1 when out of memory. */
+
+/* Every element of a float tensor (F64, F32, F16, BF16, F8_*) is finite; with `positive`, also > 0.
+ * Non-float tensors are ignored (dtype rules are the caller's). */
+int pc_scan_floats_finite(pc_input *in, pc_ctx *cx, const pc_tensor *t, const char *rule_id, bool positive);
+
+/* Every element of an integer tensor (I8..I64, U8..U64) lies in [lo, hi]. */
+int pc_scan_ints_in_range(pc_input *in, pc_ctx *cx, const pc_tensor *t, const char *rule_id, int64_t lo, int64_t hi);
