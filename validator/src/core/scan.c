@@ -110,13 +110,86 @@ static int cmp_req_begin(const void *a, const void *b)
     return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
-/* Read the file (all of it when hashing, else only the windows the scans need), front to back. */
-static void run_file(pc_input *in, file_job *job, uint8_t *buf)
+/* A helper thread hashing one window while the worker reads and scans the next: a single hashed
+ * file still uses two cores. Windows alternate between two buffers; handing one over waits until
+ * the previous is hashed, so a buffer is never refilled while it is being hashed. */
+typedef struct hasher {
+    pthread_t tid;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pc_sha256 *h;
+    const uint8_t *p;
+    size_t n;
+    bool busy, quit;
+} hasher;
+
+static void *hasher_main(void *arg)
+{
+    hasher *hs = arg;
+    pthread_mutex_lock(&hs->mu);
+    for (;;) {
+        while (!hs->busy && !hs->quit) pthread_cond_wait(&hs->cv, &hs->mu);
+        if (!hs->busy) break; /* quit, nothing pending */
+        const uint8_t *p = hs->p;
+        size_t n = hs->n;
+        pthread_mutex_unlock(&hs->mu);
+        pc_sha256_update(hs->h, p, n);
+        pthread_mutex_lock(&hs->mu);
+        hs->busy = false;
+        pthread_cond_broadcast(&hs->cv);
+    }
+    pthread_mutex_unlock(&hs->mu);
+    return NULL;
+}
+
+static void hasher_give(hasher *hs, const uint8_t *p, size_t n)
+{
+    pthread_mutex_lock(&hs->mu);
+    while (hs->busy) pthread_cond_wait(&hs->cv, &hs->mu);
+    hs->p = p;
+    hs->n = n;
+    hs->busy = true;
+    pthread_cond_broadcast(&hs->cv);
+    pthread_mutex_unlock(&hs->mu);
+}
+
+static bool hasher_start(hasher *hs, pc_sha256 *h)
+{
+    memset(hs, 0, sizeof *hs);
+    hs->h = h;
+    if (pthread_mutex_init(&hs->mu, NULL)) return false;
+    if (pthread_cond_init(&hs->cv, NULL)) { pthread_mutex_destroy(&hs->mu); return false; }
+    if (pthread_create(&hs->tid, NULL, hasher_main, hs)) {
+        pthread_cond_destroy(&hs->cv);
+        pthread_mutex_destroy(&hs->mu);
+        return false;
+    }
+    return true;
+}
+
+static void hasher_stop(hasher *hs)
+{
+    pthread_mutex_lock(&hs->mu);
+    hs->quit = true;
+    pthread_cond_broadcast(&hs->cv);
+    pthread_mutex_unlock(&hs->mu);
+    pthread_join(hs->tid, NULL);
+    pthread_cond_destroy(&hs->cv);
+    pthread_mutex_destroy(&hs->mu);
+}
+
+/* Read the file (all of it when hashing, else only the windows the scans need), front to back.
+ * With a second buffer and hashing, SHA-256 runs on a helper thread (see hasher). */
+static void run_file(pc_input *in, file_job *job, uint8_t *buf, uint8_t *buf2)
 {
     pc_file *f = &in->files[job->file];
     bool hash = job->hash;
     pc_sha256 h;
+    hasher hs;
     if (hash && pc_sha256_init(&h)) { job->oom = true; return; }
+    bool piped = hash && buf2 && hasher_start(&hs, &h);
+    uint8_t *bufs[2] = {buf, buf2};
+    int cur = 0;
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -140,8 +213,10 @@ static void run_file(pc_input *in, file_job *job, uint8_t *buf)
             if (pos >= limit) break;
         }
         size_t n = limit - pos < PC_SCAN_WINDOW ? (size_t)(limit - pos) : PC_SCAN_WINDOW;
+        if (piped) buf = bufs[cur ^= 1];
         if (pc_file_read(f, pos, buf, n)) { job->io_error = true; break; }
-        if (hash) pc_sha256_update(&h, buf, n);
+        if (piped) hasher_give(&hs, buf, n);
+        else if (hash) pc_sha256_update(&h, buf, n);
         uint64_t wend = pos + n;
         for (size_t k = first; k < job->n && job->reqs[k]->begin < wend; k++) {
             scan_req *r = job->reqs[k];
@@ -160,6 +235,7 @@ static void run_file(pc_input *in, file_job *job, uint8_t *buf)
         if (!r->complete && !job->io_error && r->begin == r->end) req_done(r);
         if (r->oom) job->oom = true;
     }
+    if (piped) hasher_stop(&hs); /* hashes what is pending first */
     if (hash) {
         char hex[65];
         pc_sha256_final_hex(&h, hex);
@@ -175,20 +251,22 @@ typedef struct pass {
     pc_input *in;
     file_job *jobs;
     size_t njobs;
+    bool piped;  /* fewer hashed files than cores: hash on a helper thread */
     size_t next; /* atomically claimed */
 } pass;
 
 static void *worker(void *arg)
 {
     pass *ps = arg;
-    uint8_t *buf = malloc(PC_SCAN_WINDOW);
+    uint8_t *buf = malloc(PC_SCAN_WINDOW), *buf2 = ps->piped ? malloc(PC_SCAN_WINDOW) : NULL;
     for (;;) {
         size_t j = __atomic_fetch_add(&ps->next, 1, __ATOMIC_RELAXED);
         if (j >= ps->njobs) break;
         if (!buf) { ps->jobs[j].oom = true; continue; }
-        run_file(ps->in, &ps->jobs[j], buf);
+        run_file(ps->in, &ps->jobs[j], buf, buf2); /* buf2 NULL (no memory): hash inline */
     }
     free(buf);
+    free(buf2);
     return NULL;
 }
 
@@ -256,7 +334,7 @@ int pc_scan_run(pc_input *in, pc_ctx *cx)
         }
     }
     free(count);
-    pass ps = {in, jobs, njobs, 0};
+    pass ps = {in, jobs, njobs, in->hash_files && njobs < nt_want, 0};
     size_t nt = thread_count(njobs);
     pthread_t tids[PC_SCAN_MAX_THREADS];
     size_t started = 0;
