@@ -396,6 +396,12 @@ cJSON *pc_bench_run(const pc_bench_opts *o, int *mismatch)
             fflush(o->progress);
         }
     }
+    int met = 0, total = 0;
+    cJSON *k;
+    cJSON_ArrayForEach(k, ks) {
+        total++;
+        met += cJSON_IsTrue(cJSON_GetObjectItem(k, "meets_target"));
+    }
     if (!o->only || strstr("sha256", o->only)) {
         cJSON *s = bench_sha256(o);
         cJSON_AddItemToObject(doc, "sha256", s);
@@ -403,6 +409,12 @@ cJSON *pc_bench_run(const pc_bench_opts *o, int *mismatch)
             fprintf(o->progress, "%-14s EVP %6.3f GB/s  openssl-speed-style %6.3f GB/s  ratio %5.3f\n", "sha256",
                     cJSON_GetObjectItem(s, "gbps")->valuedouble, cJSON_GetObjectItem(s, "openssl_speed_gbps")->valuedouble,
                     cJSON_GetObjectItem(s, "vs_openssl_speed")->valuedouble);
+        total++;
+        met += cJSON_IsTrue(cJSON_GetObjectItem(s, "meets_target"));
     }
+    cJSON *sum = cJSON_AddObjectToObject(doc, "summary");
+    cJSON_AddNumberToObject(sum, "entries", total);
+    cJSON_AddNumberToObject(sum, "meet_target", met);
+    if (o->progress) fprintf(o->progress, "targets met (medians of same-run ratios): %d of %d\n", met, total);
     return doc;
 }
