@@ -31,7 +31,7 @@ extern const pc_kernel_set pc_kernel_set_scalar;
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1
 /* AVX2 + BMI2, compiled with function-level target attributes (no -march in the build). Only
  * called after the CPU reported both features. */
