@@ -544,6 +544,7 @@ static ownership module_owner(const ct_config *c, const char *prefix, const pc_t
     const ct_group *g = ct_config_match(c, prefix, &ignored, cx);
     const char *fmt = ct_group_format(c, g);
     bool i32 = packed->dtype == PC_DT_I32;
+    pc_eval(cx, "CFG-023");
     if (fmt && strcmp(fmt, "pack-quantized") && strcmp(fmt, "mixed-precision")) {
         if (!i32 || strstr(fmt, "fp4") || strstr(fmt, "mxfp")) return OWN_NOT; /* NVFP4/MXFP: nvfp4.c */
         pc_report(cx, "CFG-023", packed->name, (int64_t)packed->offset,
