@@ -35,8 +35,9 @@ bool ct_config_is_ct(const pc_input *in)
 /* An integer-valued JSON number (pydantic accepts 4 and 4.0 alike for int fields). */
 static bool json_int(const cJSON *j, int64_t *v)
 {
-    if (!cJSON_IsNumber(j) || j->valuedouble != (double)(int64_t)j->valuedouble) return false;
-    if (j->valuedouble > 9.0e15 || j->valuedouble < -9.0e15) return false;
+    /* range first: converting an out-of-range double to int64 is undefined */
+    if (!cJSON_IsNumber(j) || !(j->valuedouble <= 9.0e15 && j->valuedouble >= -9.0e15)) return false;
+    if (j->valuedouble != (double)(int64_t)j->valuedouble) return false;
     *v = (int64_t)j->valuedouble;
     return true;
 }
