@@ -43,6 +43,15 @@ def generate(out):
               "group_1": make_scheme(7, "channel", targets=("Linear",))},
              what="two config groups: a re: target (4-bit group 32) wins over the class target (7-bit channel)")
 
+    # No version, or a development version that may predate PR #732: the packed width decides.
+    positive(out, F, "dense-b5-no-version", "ct-dense", [(Module(DOWN, (8, 100), "random", 12), "group_0")],
+             {"group_0": make_scheme(5, "channel")}, drop_version=True,
+             what="5-bit channel 8x100 with version removed from config.json: width 16 fits only ct-dense (legacy 17)")
+    positive(out, F, "dense-b3-dev-version", "ct-dense", [(Module(DOWN, (4, 200), "random", 13), "group_0")],
+             {"group_0": make_scheme(3, "channel")}, version="0.17.2.dev32+g46196ce",
+             what="3-bit channel 4x200, version rewritten to the dev build 0.17.2.dev32+g46196ce (undecidable from the "
+                  "string): width 19 fits only ct-dense (legacy 20)")
+
     # Negatives: each breaks exactly one rule of a library-made checkpoint.
     base = base_checkpoint(Module(DOWN, (11, 48), "random", 10), make_scheme(3, "group", symmetric=False, group_size=16))
     b5 = base_checkpoint(Module(DOWN, (8, 100), "random", 11), make_scheme(5, "channel"))

@@ -25,10 +25,13 @@ def files_of(tensors, config):
     return f
 
 
-def positive(out, family, name, layout, mods, schemes, *, what, extra_rules=(), drop_version=False, notes=None):
+def positive(out, family, name, layout, mods, schemes, *, what, extra_rules=(), drop_version=False, version=None,
+             notes=None):
     tensors, pins, cfg = checkpoint(mods, schemes)
     if drop_version:
         del cfg["quantization_config"]["version"]
+    if version is not None:
+        cfg["quantization_config"]["version"] = version
     b = max(s.weights.num_bits for s in schemes.values())
     asym = any(not s.weights.symmetric for s in schemes.values())
     rules = sorted(set(BASE_RULES + layout_rules(layout, b) + (["CT-019"] if asym else []) + list(extra_rules)))
