@@ -52,6 +52,11 @@ def generate(out):
              what="3-bit channel 4x200, version rewritten to the dev build 0.17.2.dev32+g46196ce (undecidable from the "
                   "string): width 19 fits only ct-dense (legacy 20)")
 
+    positive(out, F, "dense-b5-k12-zp-decides", "ct-dense", [(Module(DOWN, (100, 12), "random", 14), "group_0")],
+             {"group_0": make_scheme(5, "channel", symmetric=False)}, drop_version=True,
+             what="5-bit channel asymmetric 100x12, version removed: K = 12 gives 2 words in both layouts, but the "
+                  "packed zero point's column of N = 100 takes 16 words (dense) not 17 (legacy)")
+
     # Negatives: each breaks exactly one rule of a library-made checkpoint.
     base = base_checkpoint(Module(DOWN, (11, 48), "random", 10), make_scheme(3, "group", symmetric=False, group_size=16))
     b5 = base_checkpoint(Module(DOWN, (8, 100), "random", 11), make_scheme(5, "channel"))

@@ -188,7 +188,25 @@ static bool check_packed_dims(const char *pname, const pc_tensor *p, ct_mod *m, 
  * Which layout: version first, else the packed width (CT-004, CT-012, CT-013; FORMATS.md 3.5)
  * --------------------------------------------------------------------------------------------- */
 
-static bool decide_layout(const ct_config *c, const char *pname, const pc_tensor *p, ct_mod *m, pc_ctx *cx)
+/* When K's two widths coincide, a packed zero point (group, channel) may still tell: its stream runs
+ * over N, whose widths can differ (FORMATS.md 3.5). */
+static bool zero_point_hint(const pc_input *in, const char *prefix, const ct_mod *m, ct_layout *out)
+{
+    uint64_t nd, nl;
+    if (m->s.symmetric || (m->s.strategy != CT_STRAT_GROUP && m->s.strategy != CT_STRAT_CHANNEL)) return false;
+    if (!row_words(CT_LAYOUT_DENSE, m->b, m->N, &nd) || !row_words(CT_LAYOUT_LEGACY, m->b, m->N, &nl) || nd == nl) return false;
+    char *name = tname(prefix, "weight_zero_point");
+    const pc_tensor *t = name ? pc_input_find(in, name) : NULL;
+    free(name);
+    if (!t || t->dtype != PC_DT_I32 || t->ndim != m->ndim) return false;
+    uint64_t wn = t->shape[m->ndim - 2];
+    if (wn != nd && wn != nl) return false; /* CT-019 will say why */
+    *out = wn == nd ? CT_LAYOUT_DENSE : CT_LAYOUT_LEGACY;
+    return true;
+}
+
+static bool decide_layout(const pc_input *in, const char *prefix, const ct_config *c, const char *pname, const pc_tensor *p,
+                          ct_mod *m, pc_ctx *cx)
 {
     uint64_t wd, wl;
     pc_eval(cx, "CT-012");
@@ -216,6 +234,7 @@ static bool decide_layout(const ct_config *c, const char *pname, const pc_tensor
         }
         return true;
     }
+    if (wd == wl && zero_point_hint(in, prefix, m, &m->layout)) return true;
     if (wd == wl) {
         m->layout = CT_LAYOUT_LEGACY;
         if (32 % m->b) /* 3, 5, 6, 7 bits: the layouts differ but the width cannot tell them apart */
@@ -594,7 +613,7 @@ static void check_module(pc_input *in, const ct_config *c, const ct_scheme *s, c
     }
     m->b = (unsigned)s->num_bits;
     bool ok = check_weight_shape(in, prefix, m, cx) && check_packed_dims(packed->name, packed, m, cx) &&
-              decide_layout(c, packed->name, packed, m, cx);
+              decide_layout(in, prefix, c, packed->name, packed, m, cx);
     if (!ok) {
         if (c->version_says == CT_VER_DENSE || c->version_says == CT_VER_LEGACY)
             pc_input_note_layout(in, layout_name(c->version_says == CT_VER_DENSE ? CT_LAYOUT_DENSE : CT_LAYOUT_LEGACY));
