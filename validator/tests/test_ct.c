@@ -124,8 +124,9 @@ static void config_case(const char *from, const char *to, const char *rule)
     if (!at) { CHECK(0, "config has no \"%s\"", from); goto out; }
     char *edited = pc_asprintf("%.*s%s%s", (int)(at - cfg), cfg, to, at + strlen(from));
     put_case(st, n, edited);
-    int v = run(g_tmp, rule, &broke);
-    CHECK(v == 1 && broke, "config edit %s -> %s: verdict %d, %s %s", from, to, v, rule, broke ? "failed" : "did not fail");
+    int v = run(g_tmp, rule ? rule : "CT-001", &broke);
+    if (rule) CHECK(v == 1 && broke, "config edit %s -> %s: verdict %d, %s %s", from, to, v, rule, broke ? "failed" : "did not fail");
+    else CHECK(v == 0, "config edit %s -> %s: verdict %d, expected pass", from, to, v);
     free(edited);
 out:
     free(st); free(cfg); free(stp); free(cfp); free(dir);
@@ -153,6 +154,10 @@ int main(void)
     config_case("\"type\": \"int\"", "\"type\": \"float\"", "CFG-023");
     config_case("\"targets\": [", "\"targets\": [\"lm_head\"], \"x\": [", "CFG-020");
     config_case("\"Linear\"", "\"re:model\\\\.layers\\\\.1\\\\..*\"", "CFG-027");
+    config_case("\"Linear\"", "\"re:model\\\\.layers\\\\.\\\\d+\\\\.(?:mlp|attn)\\\\.\\\\w+_proj\"", NULL);
+    config_case("\"Linear\"", "\"re:(?!x).*\"", "CFG-027");
+    config_case("\"Linear\"", "\"model.layers.0.mlp.down_proj\"", NULL);
+    config_case("\"lm_head\"", "\"re:.*down\"", "CFG-027");
     config_case("\"version\": \"0.20.1\"", "\"version\": 20", "CFG-024");
     config_case("\"version\": \"0.20.1\"", "\"version\": \"0.17\"", "CFG-024");
     config_case("\"config_groups\": {", "\"config_groups\": 3, \"x\": {", "CFG-020");

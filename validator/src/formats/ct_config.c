@@ -362,23 +362,56 @@ const char *ct_group_format(const ct_config *c, const ct_group *g)
 
 /* ---- target matching (compressed_tensors.utils.match) ---- */
 
-/* Python's re.match(pattern, name): anchored at the start only. POSIX ERE covers the patterns
- * checkpoints use ('.*', '\.', classes, alternation); a pattern it cannot compile is a CFG-029
- * warning and matches nothing. */
+/* Python's re.match(pattern, name) in POSIX ERE: anchored at the start only; Python's \d \w \s
+ * (and their negations) become bracket classes and (?: groups plain groups. Other (?...) syntax
+ * (lookaround, flags, named groups) has no ERE form: NULL. */
+static char *python_to_ere(const char *pat)
+{
+    size_t len = strlen(pat);
+    if (len > 4096) return NULL;
+    char *out = malloc(len * 12 + 8), *o = out; /* one source byte becomes at most "[^[:space:]]" */
+    if (!out) return NULL;
+    o += sprintf(o, "^(");
+    for (const char *p = pat; *p; p++) {
+        const char *cls = NULL;
+        if (p[0] == '(' && p[1] == '?') {
+            if (p[2] != ':') { free(out); return NULL; }
+            *o++ = '(';
+            p += 2;
+            continue;
+        }
+        if (p[0] == '\\' && p[1]) {
+            switch (p[1]) {
+            case 'd': cls = "[0-9]"; break;
+            case 'D': cls = "[^0-9]"; break;
+            case 'w': cls = "[A-Za-z0-9_]"; break;
+            case 'W': cls = "[^A-Za-z0-9_]"; break;
+            case 's': cls = "[[:space:]]"; break;
+            case 'S': cls = "[^[:space:]]"; break;
+            default: *o++ = *p++; break; /* keep the escape, copy the escaped byte below */
+            }
+            if (cls) { o += sprintf(o, "%s", cls); p++; continue; }
+        }
+        *o++ = *p;
+    }
+    sprintf(o, ")");
+    return out;
+}
+
+/* A pattern that cannot be translated or compiled is a CFG-029 warning and matches nothing. */
 static bool regex_match(const char *pat, const char *name, const char *src, pc_ctx *cx)
 {
-    char *anchored = pc_asprintf("^(%s)", pat);
-    if (!anchored) { cx->oom = true; return false; }
+    char *ere = python_to_ere(pat);
     regex_t re;
     pc_eval(cx, "CFG-029");
-    if (regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB)) {
-        pc_report(cx, "CFG-029", src, -1, "pattern \"re:%s\" is not understood (POSIX ERE); it matches nothing here", pat);
-        free(anchored);
+    if (!ere || regcomp(&re, ere, REG_EXTENDED | REG_NOSUB)) {
+        pc_report(cx, "CFG-029", src, -1, "pattern \"re:%s\" has no POSIX ERE form here; it matches nothing", pat);
+        free(ere);
         return false;
     }
     bool m = regexec(&re, name, 0, NULL, 0) == 0;
     regfree(&re);
-    free(anchored);
+    free(ere);
     return m;
 }
 
