@@ -105,6 +105,17 @@ def autogptq_pack(P):
     return {"qweight": ql.qweight, "qzeros": ql.qzeros, "scales": ql.scales, "g_idx": ql.g_idx.to(torch.int32)}
 
 
+def autogptq_dequant(tensors, P):
+    """AutoGPTQ's own reader: qlinear_cuda.QuantLinear.forward (its torch path on CPU) on the identity gives
+    its fp16 dequantized W^T [K, N]."""
+    qc, _ = up.autogptq()
+    ql = qc.QuantLinear(P.bits, P.group_size, P.K, P.N, False, weight_dtype=torch.float16)
+    for k in ("qweight", "qzeros", "scales", "g_idx"):
+        setattr(ql, k, tensors[k].clone())
+    with torch.no_grad():
+        return ql(torch.eye(P.K, dtype=torch.float16)).numpy()
+
+
 def gptqmodel_pack(P, v1):
     g = up.gptqmodel()
     from gptqmodel.nn_modules.qlinear.torch import TorchLinear
@@ -260,8 +271,18 @@ class Gen:
         if extra_check:
             assert np.array_equal(codes, P.q.T.astype(np.uint8)), name
             assert np.array_equal(w, P.weight_f32()), name
+            if v1:   # AutoGPTQ's own reader agrees (fp16, exact here)
+                assert np.array_equal(autogptq_dequant(t, P).astype(np.float32), w.T), name
         mods = {PREFIX: pin(codes, w, P.bits)} if verdict == "pass" else {}
-        self.out.case("gptq", name, verdict=verdict, reject_rule=reject_rule, profile=profile,
+        notes = None
+        if not extra_check:
+            # The v1 overflow: how far the libraries' readers are from the logical matrix and from each other.
+            truth = P.weight_f32()
+            ag = autogptq_dequant(t, P).astype(np.float32).T
+            notes = (f"packcheck's wrap policy (= GPTQModel {self.gmv} convert_gptq_file) differs from the quantized "
+                     f"matrix in {int((w != truth).sum())} weights; AutoGPTQ {self.agv} qlinear_cuda (mask then add: "
+                     f"stored 2^b-1 -> 2^b) differs from it in {int((ag != w).sum())} weights")
+        self.out.case("gptq", name, verdict=verdict, reject_rule=reject_rule, profile=profile, notes=notes,
                       layout="gptq-v1" if v1 else "gptq-v2", files=gptq_files(t, cfg, cfg_name),
                       rules=gptq_rules(P, v1), modules=mods,
                       source=f"{src}; K={P.K} N={P.N} bits={P.bits} group_size={P.group_size} sym={P.sym} "
@@ -366,6 +387,8 @@ class Gen:
         codes, w = awq_pin(t, P)
         assert np.array_equal(codes, P.q.T.astype(np.uint8)), name
         assert np.array_equal(w, P.weight_f32()), name
+        _, pu, _, _ = up.autoawq()   # AutoAWQ's own fp16 dequantizer agrees (exact here)
+        assert np.array_equal(pu.dequantize_gemm(t["qweight"], t["qzeros"], t["scales"], 4, P.gs).float().numpy(), w.T), name
         mods = {PREFIX: pin(codes, w, 4)}
         tensors = {PREFIX: t}
         if two_modules:
