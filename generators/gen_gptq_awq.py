@@ -380,6 +380,15 @@ class Gen:
         self.gptq_neg("neg-mislabelled-v1-as-v2", "GPTQ-012", t, autogptq_config(P, fmt="gptq_v2"),
                       layout="gptq-v2", note="AutoGPTQ v1 symmetric zeros, config says gptq_v2")
         self.gptq_neg("neg-no-config", "CFG-002", t, None, note="no quantization config at all")
+        # SHOULD: a zero scale is legal but suspicious: the file passes with a warning.
+        s = t["scales"].clone()
+        s[0, 5] = 0.0
+        tz = dict(t, scales=s)
+        codes, w = gptq_pin(tz, P, True, cfg)
+        self.out.case("gptq", "warn-zero-scale", verdict="pass", layout="gptq-v1", files=gptq_files(tz, cfg, "quantize_config.json"),
+                      rules=["GPTQ-011"], modules={PREFIX: pin(codes, w, P.bits)},
+                      source=f"AutoGPTQ {self.agv} packed file, then scales[0, 5] = 0 (warns, GPTQ-011); pins: GPTQModel "
+                             f"{self.gmv} convert_gptq_file")
 
     # AWQ -------------------------------------------------------------------------------------
     def awq_case(self, name, P, legacy=False, version="gemm", two_modules=False):
@@ -451,6 +460,15 @@ class Gen:
         s[0, 9] = float("inf")
         self.awq_neg("neg-scales-inf", "AWQ-008", dict(t, scales=s), cfg, note="scales[0, 9] = inf")
         self.awq_neg("neg-no-config", "CFG-002", t, None, note="no quantization config at all")
+        s = t["scales"].clone()
+        s[1, 3] = 0.0
+        tz = dict(t, scales=s)
+        codes, w = awq_pin(tz, P)
+        self.out.case("awq", "warn-zero-scale", verdict="pass", layout="awq-gemm", rules=["AWQ-009"],
+                      files={"model.safetensors": st_bytes({PREFIX: tz}), "config.json": config_json(cfg)},
+                      modules={PREFIX: pin(codes, w, 4)},
+                      source=f"AutoAWQ {self.awv} WQLinear_GEMM.from_linear file, then scales[1, 3] = 0 (warns, AWQ-009); "
+                             f"pins: AutoAWQ unpack_awq + reverse_awq_order in numpy f32")
 
     # equiv pairs -----------------------------------------------------------------------------
     def equiv_case(self, name, a_files, a_layout, a_mods, b_files, b_mods, equal, bug, caught, note):
