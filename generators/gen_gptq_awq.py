@@ -189,15 +189,15 @@ def config_json(qc):
 
 # ---- pins (upstream unpack/dequantize -> contract f32) ---------------------------------------
 
-def gptq_pin(tensors, P, v1, cfg):
+def gptq_pin(tensors, P, v1, cfg, prefix=PREFIX):
     up.gptqmodel()
     from gptqmodel.utils.model_dequant import convert_gptq_file, unpack_rows
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "m.safetensors")
         with open(path, "wb") as f:
-            f.write(st_bytes({PREFIX: tensors}))
+            f.write(st_bytes({prefix: tensors}))
         out = convert_gptq_file(path, torch.float32, cfg, "cpu")
-    w = out[PREFIX + ".weight"].numpy().astype(np.float32)                  # [N, K], GPTQModel's own f32 dequant
+    w = out[prefix + ".weight"].numpy().astype(np.float32)                  # [N, K], GPTQModel's own f32 dequant
     codes = unpack_rows(tensors["qweight"], P.bits).numpy().astype(np.uint8).T  # [N, K]
     codes = np.ascontiguousarray(codes)
     return codes, np.ascontiguousarray(w)
@@ -316,6 +316,36 @@ class Gen:
         self.gptq_case("gptqmodel-v1-4bit-sym-g32-random", Problem(K, N, 4, 32, True, "random", 27), "gptqmodel", True)
         self.gptq_case("gptqmodel-v1-3bit-asym-g32-random", Problem(K, N, 3, 32, False, "random", 28), "gptqmodel", True)
         self.gptq_case("gptqmodel-v1-2bit-sym-g16-patterned", Problem(K, N, 2, 16, True, "patterned", 29), "gptqmodel", True)
+
+    def gptq_dynamic(self):
+        """GPTQModel mixed precision: QuantizeConfig.dynamic overrides bits and group size per module, and
+        "-:" leaves a module unquantized. Each module's scheme is resolved with GPTQModel's dynamic_get."""
+        up.gptqmodel()
+        from gptqmodel.quantization.config import QuantizeConfig, dynamic_get
+        dynamic = {r"-:.*lm_head": {}, r"+:.*\.o_proj$": {"bits": 8, "group_size": 16}, r"+:.*\.q_proj": {"bits": 3}}
+        qc = QuantizeConfig(bits=4, group_size=32, desc_act=False, sym=False, format="gptq_v2", dynamic=dynamic,
+                            offload_to_disk=False)
+        cfg = _plain(qc.to_dict())
+        cfg.get("meta", {}).pop("offload_to_disk_path", None)
+        cfg.setdefault("meta", {})["quantizer"] = ["gptqmodel:" + up.gptqmodel().__version__]
+        tensors, mods = {}, {}
+        for i, prefix in enumerate((PREFIX, PREFIX2, "model.layers.0.mlp.up_proj")):
+            assert dynamic_get(dynamic, prefix) is not False
+            bits = dynamic_get(dynamic, prefix, "bits", 4)
+            gs = dynamic_get(dynamic, prefix, "group_size", 32)
+            P = Problem(64, 64, bits, gs, False, "random", 81 + i, zeros="full")
+            t = gptqmodel_pack(P, v1=False)
+            codes, w = gptq_pin(t, P, False, dict(cfg, bits=bits, group_size=gs), prefix=prefix)
+            assert np.array_equal(w, P.weight_f32())
+            tensors[prefix], mods[prefix] = t, pin(codes, w, bits)
+        assert dynamic_get(dynamic, "lm_head") is False
+        tensors["lm_head"] = {"weight": torch.ones(8, 64, dtype=torch.float16)}
+        self.out.case("gptq", "gptqmodel-v2-dynamic-mixed-bits", verdict="pass", layout="gptq-v2",
+                      files={"model.safetensors": st_bytes(tensors), "config.json": config_json(cfg)},
+                      rules=sorted(set(GPTQ_BASE_RULES + ["GPTQ-008", "GPTQ-015"])), modules=mods,
+                      source=f"GPTQModel {self.gmv} TorchLinear.pack_original (v2) per module, bits/group_size from "
+                             f"QuantizeConfig.dynamic via dynamic_get (q_proj 3-bit, o_proj 8-bit g16, up_proj the base "
+                             f"4-bit g32, lm_head excluded); pins: convert_gptq_file per module")
 
     def gptq_zero0(self):
         """A zero of 0 in a v1 asymmetric file, from each library (FORMATS.md 5.3): rejected under strict
@@ -596,6 +626,7 @@ def generate(out):
     torch.manual_seed(0)
     g = Gen(out)
     g.gptq_positives()
+    g.gptq_dynamic()
     g.gptq_zero0()
     g.gptq_negatives()
     g.awq_positives()

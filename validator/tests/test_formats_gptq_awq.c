@@ -172,6 +172,24 @@ static void gptq_cases(void)
     s.scale = 0x7E00; /* NaN */
     write_gptq(&s);
     expect("NaN scales", true, "gptq-v1", "GPTQ-010", PC_STATUS_FAIL);
+    /* GPTQModel dynamic overrides: first match wins; the module "m" is the prefix. */
+    s.scale = 0x3C00;
+    write_gptq(&s);
+    write_text("quantize_config.json", "{\"bits\":8,\"group_size\":32,\"quant_method\":\"gptq\",\"desc_act\":false,"
+               "\"dynamic\":{\"+:^x\\\\d+\":{\"bits\":2},\"+:(?:m|n)$\":{\"bits\":4},\".*\":{\"bits\":3}}}");
+    expect("dynamic: the regex override sets 4 bits", false, "gptq-v1", "GPTQ-015", PC_STATUS_PASS);
+    write_text("quantize_config.json", "{\"bits\":8,\"group_size\":32,\"quant_method\":\"gptq\",\"desc_act\":false,"
+               "\"dynamic\":{\"m\":{\"bits\":4}}}");
+    expect("dynamic: an exact name", false, "gptq-v1", "GPTQ-015", PC_STATUS_PASS);
+    write_text("quantize_config.json", "{\"bits\":4,\"group_size\":32,\"quant_method\":\"gptq\",\"desc_act\":false,"
+               "\"dynamic\":{\"m.x\":{\"bits\":8}}}");
+    expect("dynamic: a regex that does not match leaves the base", false, "gptq-v1", "GPTQ-015", PC_STATUS_PASS);
+    write_text("quantize_config.json", "{\"bits\":4,\"group_size\":32,\"quant_method\":\"gptq\",\"dynamic\":{\"-:m\":{}}}");
+    expect("dynamic: quantized tensors on a skipped module", true, "gptq-v1", "GPTQ-003", PC_STATUS_FAIL);
+    write_text("quantize_config.json", "{\"bits\":4,\"group_size\":32,\"quant_method\":\"gptq\",\"dynamic\":{\"(?<=x)m\":{\"bits\":8}}}");
+    expect("dynamic: lookbehind is beyond packcheck", true, "gptq-v1", "GPTQ-015", PC_STATUS_FAIL);
+    write_text("quantize_config.json", "{\"bits\":4,\"group_size\":32,\"quant_method\":\"gptq\",\"dynamic\":{\".*\":{\"bits\":5}}}");
+    expect("dynamic: bits 5", true, "gptq-v1", "GPTQ-001", PC_STATUS_FAIL);
     write_text("quantize_config.json", "{\"quant_method\":\"compressed-tensors\",\"format\":\"pack-quantized\"}");
     expect("another scheme's config: GPTQ does not claim qweight", false, "safetensors", "CFG-002", PC_STATUS_SKIP);
     clear_dir();

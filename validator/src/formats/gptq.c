@@ -21,6 +21,7 @@
 #include "../kernels/kernels.h"
 
 #include <math.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -388,8 +389,135 @@ static bool check_zeros(const gptq_cfg *c, const gptq_mod *m, pc_ctx *cx)
 
 /* ---- the module ------------------------------------------------------------------------ */
 
-static void check_module(pc_input *in, const char *prefix, const gptq_cfg *c, pc_ctx *cx)
+/* ---- GPTQModel's per-module overrides (QuantizeConfig.dynamic) --------------------------------
+ * Keys are patterns ("+:" optional, "-:" = module not quantized), tried in order; the first that
+ * matches decides (gptqmodel/quantization/config.py _resolve_dynamic_override @v7.7.0). A pattern
+ * without regex syntax is an exact module name; others are Python regexes applied with re.match
+ * (anchored at the start only). Values override bits, group_size, desc_act, sym, static_groups. */
+
+/* Python regex -> POSIX ERE for the constructs such patterns use; NULL when it has others. */
+static char *py_to_ere(const char *p)
 {
+    size_t n = strlen(p);
+    if (n > 4096) return NULL;
+    char *out = malloc(12 * n + 4), *o = out; /* "[[:space:]]" is the longest expansion of one input byte */
+    if (!out) return NULL;
+    *o++ = '^';
+    *o++ = '(';
+    for (; *p; p++) {
+        const char *cls = NULL;
+        if (p[0] == '(' && p[1] == '?') {
+            if (p[2] != ':') break;
+            *o++ = '(';
+            p += 2;
+        } else if (p[0] == '\\' && p[1]) {
+            cls = p[1] == 'd' ? "[0-9]" : p[1] == 'w' ? "[A-Za-z0-9_]" : p[1] == 's' ? "[[:space:]]" : NULL;
+            if (cls) { strcpy(o, cls); o += strlen(cls); }
+            else if (strchr(".[]()*+?{}|^$\\", p[1])) { *o++ = '\\'; *o++ = p[1]; }
+            else if (strchr("-/_:", p[1])) *o++ = p[1];
+            else break;
+            p++;
+        } else if ((p[0] == '*' || p[0] == '+' || p[0] == '?' || p[0] == '}') && p[1] == '?') {
+            break; /* lazy quantifiers: no ERE equivalent */
+        } else {
+            *o++ = *p;
+        }
+    }
+    if (*p) { free(out); return NULL; }
+    *o++ = ')';
+    *o = 0;
+    return out;
+}
+
+/* Does the pattern have regex syntax? Literal patterns (dots may be escaped) match whole names. */
+static bool literal_equals(const char *pat, const char *name, bool *literal)
+{
+    const char *n = name;
+    *literal = true;
+    for (const char *p = pat; *p; p++) {
+        if (strchr(".[]()*+?{}|^$", *p)) { *literal = false; return false; }
+        if (*p == '\\') {
+            if (p[1] != '.') { *literal = false; return false; }
+            p++;
+        }
+        if (*n++ != *p) return false;
+    }
+    return *n == 0;
+}
+
+/* 1 match, 0 no match, -1 a pattern packcheck cannot evaluate. */
+static int dynamic_match(const char *pat, const char *name)
+{
+    bool literal;
+    bool eq = literal_equals(pat, name, &literal);
+    if (literal) return eq;
+    char *ere = py_to_ere(pat);
+    regex_t re;
+    if (!ere || regcomp(&re, ere, REG_EXTENDED | REG_NOSUB)) { free(ere); return -1; }
+    int rc = regexec(&re, name, 0, NULL, 0) == 0;
+    regfree(&re);
+    free(ere);
+    return rc;
+}
+
+/* Apply the first matching dynamic entry to *mc. Returns false when the module cannot be checked. */
+static bool apply_dynamic(const pc_input *in, const char *prefix, gptq_cfg *mc, pc_ctx *cx)
+{
+    const cJSON *dyn = cJSON_GetObjectItemCaseSensitive(in->qconfig, "dynamic");
+    if (!cJSON_IsObject(dyn) || !dyn->child) return true;
+    pc_eval(cx, "GPTQ-015");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, dyn) {
+        const char *key = e->string;
+        bool neg = !strncmp(key, "-:", 2);
+        const char *pat = !strncmp(key, "-:", 2) || !strncmp(key, "+:", 2) ? key + 2 : key;
+        int m = dynamic_match(pat, prefix);
+        if (m < 0) {
+            pc_report(cx, "GPTQ-015", mc->src, -1, "dynamic pattern \"%.80s\" uses regex syntax packcheck cannot evaluate "
+                      "(it understands POSIX ERE plus \\d, \\w, \\s and (?:...))", key);
+            return false;
+        }
+        if (!m) continue;
+        if (neg) {
+            pc_report(cx, "GPTQ-003", prefix, -1, "%s has GPTQ tensors, but dynamic pattern \"%.80s\" marks it as not quantized", prefix, key);
+            return false;
+        }
+        if (!cJSON_IsObject(e)) {
+            pc_report(cx, "GPTQ-003", mc->src, -1, "dynamic entry \"%.80s\" is not an object", key);
+            return false;
+        }
+        gptq_cfg o = *mc;
+        o.ok = true;
+        long long bits;
+        bool present;
+        if (!ql_cfg_int(e, "bits", &bits, &present) && present) bits = 0;
+        if (present) {
+            if (bits != 2 && bits != 3 && bits != 4 && bits != 8) {
+                pc_report(cx, "GPTQ-001", mc->src, -1, "dynamic \"%.80s\": bits must be 2, 3, 4 or 8", key);
+                return false;
+            }
+            o.bits = (unsigned)bits;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(e, "group_size") &&
+            (!ql_cfg_int(e, "group_size", &o.group_size, NULL) || (o.group_size != -1 && o.group_size <= 0))) {
+            pc_report(cx, "GPTQ-003", mc->src, -1, "dynamic \"%.80s\": group_size must be -1 or a positive integer", key);
+            return false;
+        }
+        o.desc_act = cfg_flag(e, "desc_act", mc->desc_act, cx, &o);
+        o.static_groups = cfg_flag(e, "static_groups", mc->static_groups, cx, &o);
+        o.sym = cfg_flag(e, "sym", mc->sym, cx, &o);
+        if (!o.ok) return false;
+        *mc = o;
+        return true;
+    }
+    return true;
+}
+
+static void check_module(pc_input *in, const char *prefix, const gptq_cfg *c0, pc_ctx *cx)
+{
+    gptq_cfg cfg = *c0;
+    const gptq_cfg *c = &cfg;
+    if (!apply_dynamic(in, prefix, &cfg, cx)) return;
     gptq_mod m = {0};
     size_t fails = ql_fail_count(cx);
     if (!check_tensor_set(in, prefix, &m, cx) || !check_dims(in, prefix, c, &m, cx) || !check_limits(&m, cx)) return;
