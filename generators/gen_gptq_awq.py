@@ -502,6 +502,8 @@ class Gen:
 
     # equiv pairs -----------------------------------------------------------------------------
     def equiv_case(self, name, a_files, a_layout, a_mods, b_files, b_mods, equal, bug, caught, note):
+        same = a_mods == b_mods
+        assert same == equal, f"{name}: the pinned logical views {'differ' if equal else 'agree'}"
         files = {f"a/{k}": v for k, v in a_files.items()}
         files.update({f"b/{k}": v for k, v in b_files.items()})
         self.out.case("equiv", name, verdict="pass", input="a", layout=a_layout, files=files, modules=a_mods,
