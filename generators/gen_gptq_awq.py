@@ -356,8 +356,9 @@ class Gen:
                            verdict="reject", reject_rule="GPTQ-013")
             self.gptq_case(f"{lib}-v1-4bit-asym-zero0-compat", P, lib, True, extra_check=False, profile="compat")
         P = Problem(64, 64, 3, 32, False, "random", 32, zeros="zero0")
-        self.gptq_case("autogptq-v1-3bit-asym-zero0", P, "autogptq", True, extra_check=False,
-                       verdict="reject", reject_rule="GPTQ-013")
+        for lib in ("autogptq", "gptqmodel"):   # GPTQModel wraps 3-bit zeros per field (#2763), no borrow
+            self.gptq_case(f"{lib}-v1-3bit-asym-zero0", P, lib, True, extra_check=False,
+                           verdict="reject", reject_rule="GPTQ-013")
 
     # GPTQ negatives --------------------------------------------------------------------------
     def gptq_neg(self, name, rule, tensors, cfg, cfg_name="quantize_config.json", note="", layout="gptq-v1", family=False):
