@@ -371,7 +371,7 @@ static bool check_v1_overflow(const gptq_mod *m, const uint8_t *z, pc_ctx *cx)
     for (size_t j = col; smeared && j < start + per_word && j < m->N; j++) smeared = z[g * m->N + j] == maxq;
     pc_report(cx, "GPTQ-013", m->qzeros->name, zero_offset(m, g, col),
               "v1 zero-point overflow: stored zero [%zu, %zu] is %u = 2^%u - 1, which a v1 file only holds when a zero of 0 "
-              "wrapped to -1; decoders disagree ((%u + 1) & %u = 0, or %u)%s; %zu such fields; packcheck decodes z = 0",
+              "wrapped to -1; decoders disagree ((%u + 1) & %u = 0, or %u)%s; fields holding it: %zu; packcheck decodes z = 0",
               g, col, maxq, m->bits, maxq, maxq, maxq + 1,
               smeared ? "; the higher fields of that word are all ones as well (AutoGPTQ's OR of -1)" : "", bad);
     return false;
