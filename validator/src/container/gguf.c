@@ -717,8 +717,8 @@ static int hand_over(gg *g, uint64_t data_start, pc_tensor **tensors, size_t *nt
 int gguf_read(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *ntensors, size_t *cap)
 {
     gg g = {.f = f, .cx = cx, .size = f->size, .align = 32,
-            .tok = {{"tokenizer.ggml.tokens", GV_STRING}, {"tokenizer.ggml.scores", GV_F32},
-                    {"tokenizer.ggml.token_type", GV_I32}, {"tokenizer.ggml.merges", GV_STRING}}};
+            .tok = {{.key = "tokenizer.ggml.tokens", .elem = GV_STRING}, {.key = "tokenizer.ggml.scores", .elem = GV_F32},
+                    {.key = "tokenizer.ggml.token_type", .elem = GV_I32}, {.key = "tokenizer.ggml.merges", .elem = GV_STRING}}};
     int rc = 0;
     bool failed_before = pc_family_failed(cx, "GGUF");
     EVAL(cx, k_header_rules);

@@ -184,7 +184,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
         free(p);
     }
     if (rc == 0) {
-        qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        if (in->ntensors) qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
         check_cross_file_duplicates(in, cx);
         if (ix.root && !pc_family_failed(cx, "ST")) st_index_verify(&ix, in, cx);
     }
@@ -214,7 +214,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
     } else {
         in->files = calloc(1, sizeof *in->files);
         rc = in->files ? open_container(in, path, cx, &cap) : -1;
-        qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        if (in->ntensors) qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
     }
     if (rc) cx->oom = true;
     return in;
