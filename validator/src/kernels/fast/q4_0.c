@@ -1,6 +1,6 @@
-/* Fast scalar Q4_0 decoder: the fp16 scale by bit manipulation, then per block a 16-entry table of
- * the possible weights (f32(k - 8) * d, the same single rounding the contract defines), and the
- * 16 code bytes split into low and high halves. */
+/* Fast scalar Q4_0 decoder: the fp16 scale by bit manipulation, the 16 code bytes split into low
+ * and high halves in a local array, and w = f32(q - 8) * d (the contract's single rounding) in
+ * loops the compiler can vectorise. */
 #include "../kernels.h"
 
 #include <string.h>
@@ -27,22 +27,20 @@ static inline float half_to_f32(uint16_t h)
 void pc_q4_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++, src += 18) {
-        const uint8_t *qs = src + 2;
-        if (codes) {
-            uint8_t *c = codes + 32 * b;
-            for (int j = 0; j < 16; j++) {
-                c[j] = qs[j] & 15u;
-                c[j + 16] = qs[j] >> 4;
-            }
+        /* Local copies: the compiler may not assume the byte arrays do not alias, and would
+         * otherwise keep every loop scalar. */
+        uint8_t qs[16], q[32];
+        memcpy(qs, src + 2, 16);
+        for (int j = 0; j < 16; j++) {
+            q[j] = qs[j] & 15u;
+            q[j + 16] = qs[j] >> 4;
         }
+        if (codes) memcpy(codes + 32 * b, q, 32);
         if (weights) {
-            float d = half_to_f32((uint16_t)(src[0] | (src[1] << 8))), lut[16];
-            for (int k = 0; k < 16; k++) lut[k] = (float)(k - 8) * d;
-            float *w = weights + 32 * b;
-            for (int j = 0; j < 16; j++) {
-                w[j] = lut[qs[j] & 15u];
-                w[j + 16] = lut[qs[j] >> 4];
-            }
+            const float d = half_to_f32((uint16_t)(src[0] | (src[1] << 8)));
+            float w[32];
+            for (int j = 0; j < 32; j++) w[j] = (float)((int)q[j] - 8) * d;
+            memcpy(weights + 32 * b, w, sizeof w);
         }
     }
 }
