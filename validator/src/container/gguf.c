@@ -413,7 +413,7 @@ static bool same_bytes(gg *g, uint64_t a, uint64_t b, uint64_t len)
 /* GGUF-011: keys unique. Hash-sorted; equal hashes are confirmed byte for byte. */
 static void check_duplicate_keys(gg *g)
 {
-    qsort(g->keys, g->nkeys, sizeof *g->keys, cmp_key);
+    pc_sort(g->keys, g->nkeys, sizeof *g->keys, cmp_key);
     for (size_t i = 1; i < g->nkeys; i++) {
         for (size_t j = i; j-- > 0;) {
             const gg_key *x = &g->keys[j], *y = &g->keys[i];
@@ -542,7 +542,7 @@ static void check_duplicate_names(gg *g)
     size_t n = 0;
     for (uint64_t i = 0; i < g->nti; i++)
         if (g->ti[i].name_len <= GG_NAME_MAX) v[n++] = &g->ti[i];
-    qsort(v, n, sizeof *v, cmp_ti_name);
+    pc_sort(v, n, sizeof *v, cmp_ti_name);
     for (size_t i = 1; i < n; i++)
         if (!strcmp(v[i]->name, v[i - 1]->name))
             pc_report(g->cx, "GGUF-018", v[i]->name, (int64_t)v[i]->at, "tensor name defined twice (first at byte %llu)",
