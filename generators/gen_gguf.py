@@ -57,6 +57,23 @@ def write_with_gguf(tensors, *, alignment=None, kvs=None):
         os.unlink(path)
 
 
+def write_with_gguf_big_endian(tensors):
+    fd, path = tempfile.mkstemp(suffix=".gguf")
+    os.close(fd)
+    try:
+        w = gguf.GGUFWriter(path, "llama", endianess=gguf.GGUFEndian.BIG)
+        for name, arr, raw in tensors:
+            w.add_tensor(name, arr, raw_dtype=raw)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        with open(path, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(path)
+
+
 def logical_shape(ne):
     """CONTRACT 3: ne reversed; 1-D is one row; 4-D folds its outer two dims (formats/q4_0.c)."""
     ne = [int(x) for x in ne]
@@ -205,6 +222,12 @@ def gen_valid(out):
     out.case("gguf", "version-2", verdict="pass", layout="gguf", files={"model.gguf": v2}, input="model.gguf",
              source=f"{SRC_Q}, then the version field patched from 3 to 2 (ggml and gguf-py read v2 and v3 alike)",
              rules=["GGUF-002"], modules=pins(v2))
+    be = write_with_gguf_big_endian([("x.weight", q4(down[:2]), QT.Q4_0)])
+    assert be[:4] == b"GGUF" and be[4:8] == b"\0\0\0\3"
+    out.case("gguf", "big-endian-gguf-py", verdict="reject", reject_rule="GGUF-002", files={"model.gguf": be},
+             input="model.gguf", rules=["GGUF-002"],
+             source=f"{SRC_Q} with endianess=GGUFEndian.BIG: the magic stays \"GGUF\", the version reads 0x03000000 "
+                    f"in little-endian (only little-endian GGUF is read; the message says the file is byte-swapped)")
     zero_rows = write_with_gguf([("empty.weight", np.zeros((0, 18), np.uint8), QT.Q4_0), ("x.weight", q4(down[:2]), QT.Q4_0)])
     out.case("gguf", "q4_0-ne1-zero", verdict="pass", layout="gguf", files={"model.gguf": zero_rows}, input="model.gguf",
              source=f"{SRC_Q}: a Q4_0 tensor with ne = [32, 0] (ggml c2cdd2b2: ne1 = 0 must load) beside a normal one",

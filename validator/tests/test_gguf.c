@@ -136,6 +136,12 @@ static void kv_arr263(buf *b) { str(b, "a"); u32(b, T_ARR); u32(b, T_U8); u64(b,
 static void kv_align0(buf *b) { kv_u32(b, "general.alignment", 0); }
 static void kv_align24(buf *b) { kv_u32(b, "general.alignment", 24); }
 static void kv_align_u64(buf *b) { str(b, "general.alignment"); u32(b, T_U64); u64(b, 32); }
+static void kv_align_big(buf *b) { kv_u32(b, "general.alignment", 1u << 21); }
+static void kv_scores_u8(buf *b)
+{
+    str(b, "tokenizer.ggml.tokens"); u32(b, T_ARR); u32(b, T_STR); u64(b, 2); str(b, "a"); str(b, "b");
+    str(b, "tokenizer.ggml.scores"); u32(b, T_ARR); u32(b, T_U8); u64(b, 2); put(b, "\1\2", 2);
+}
 static void kv_bool2(buf *b) { str(b, "a.flag"); u32(b, T_BOOL); put(b, "\2", 1); }
 
 static buf tensor_file(const char *name, uint32_t nd, const uint64_t *ne, uint32_t type, uint64_t off, size_t data)
@@ -189,6 +195,10 @@ static void table(void)
     expect("alignment 24", one_kv_file(kv_align24), "GGUF-012");
     expect("alignment u64", one_kv_file(kv_align_u64), "GGUF-012");
     expect("bool 2 only warns", one_kv_file(kv_bool2), NULL);
+    expect("alignment 2^21", one_kv_file(kv_align_big), "GGUF-013");
+    b = one_kv_file(kv_scores_u8);
+    b.p[16] = 2; /* n_kv = 2 */
+    expect("UINT8 tokenizer scores", b, "GGUF-014");
     uint64_t ne32[2] = {32, 1}, ne33[2] = {33, 1}, neg[1] = {UINT64_MAX}, wrap[2] = {1ull << 32, 1ull << 32};
     uint64_t five[5] = {1, 1, 1, 1, 1}, big62[1] = {1ull << 62}, padwrap[4] = {4, (1ull << 30) - 1, (1ull << 30) + 1, 1};
     char n64[65];
@@ -196,6 +206,21 @@ static void table(void)
     n64[64] = 0;
     expect("name 64 bytes", tensor_file(n64, 2, ne32, 2, 0, 18), "GGUF-015");
     expect("name empty", tensor_file("", 2, ne32, 2, 0, 32), "GGUF-016");
+    b = (buf){0};
+    head(&b, 3, 1, 0);
+    u64(&b, 3);
+    put(&b, "a\0b", 3);
+    u32(&b, 2); u64(&b, 32); u64(&b, 1); u32(&b, 2); u64(&b, 0);
+    pad_to(&b, 32);
+    zeros(&b, 32);
+    expect("name with NUL", b, "GGUF-017");
+    b = (buf){0};
+    head(&b, 3, 2, 0);
+    ti(&b, "x", 2, ne32, 2, 0);
+    ti(&b, "x", 2, ne32, 2, 32);
+    pad_to(&b, 32);
+    zeros(&b, 64);
+    expect("duplicate name", b, "GGUF-018");
     expect("n_dims 5", tensor_file("x", 5, five, 0, 0, 32), "GGUF-019");
     expect("ne -1", tensor_file("x", 1, neg, 0, 0, 32), "GGUF-020");
     expect("ne product wraps", tensor_file("x", 2, wrap, 0, 0, 32), "GGUF-021");
