@@ -331,6 +331,7 @@ def gen_tensors(out):
     one("name-empty", "GGUF-016", [dict(q, name=""), f], "an empty tensor name (strict)")
     one("name-with-nul", "GGUF-017", [dict(q, name="blk.0\0.attn_q.weight"), f], "a tensor name holding NUL")
     one("name-duplicate", "GGUF-018", [q, dict(f, name=q["name"])], "two tensors named blk.0.attn_q.weight")
+    one("name-not-utf8", "GGUF-035", [dict(q, name=b"blk.0.\xff.weight"), f], "a tensor name holding byte ff (not UTF-8)")
     one("n-dims-5", "GGUF-019", [tensor("x", [32, 1, 1, 1, 1], "F32"), f], "n_dims = 5 (ggml PR #709)")
     one("ne-negative", "GGUF-020", [tensor("x", [-1 & 0xFFFFFFFFFFFFFFFF, 1], "F32", nbytes=0), f], "ne[0] = -1")
     one("ne-product-wraps", "GGUF-021", [tensor("x", [1 << 32, 1 << 32], "F32", nbytes=0), f],

@@ -17,6 +17,7 @@
 #include "../core/file.h"
 #include "../core/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@
 #define GG_MIN_TI 24                   /* u64 name length + u32 n_dims + i32 type + u64 offset */
 #define GG_MAX_KEY_STRICT 65535        /* docs/gguf.md: keys at most 2^16 - 1 bytes */
 #define GG_INT64_MAX 0x7fffffffffffffffull
+#define GG_SHOWN (4 * GG_NAME_MAX + 4) /* a name or key as messages show it */
 
 enum gg_vtype {
     GV_U8, GV_I8, GV_U16, GV_I16, GV_U32, GV_I32, GV_F32, GV_BOOL, GV_STRING, GV_ARRAY,
@@ -61,6 +63,7 @@ typedef struct gg_str {
     uint64_t len, at;          /* byte length; file offset of the bytes */
     uint64_t hash;             /* FNV-1a 64 of the bytes */
     char head[GG_NAME_MAX + 1];/* the first bytes, NUL-terminated (exact when len <= 63) */
+    char shown[GG_SHOWN];      /* head for messages: valid UTF-8, other bytes as \xNN */
     bool has_nul, utf8_ok, key_ok;
 } gg_str;
 
@@ -68,6 +71,7 @@ typedef struct gg_key { uint64_t hash, len, at; } gg_key;
 
 typedef struct gg_ti {
     char name[GG_NAME_MAX + 1];
+    char shown[GG_SHOWN];      /* for messages and findings */
     uint64_t name_len, at;     /* at: file offset of the record */
     uint32_t n_dims;
     int64_t ne[4];
@@ -231,6 +235,20 @@ static void scan_bytes(void *ctx, const uint8_t *p, size_t n)
     }
 }
 
+/* Bytes as messages show them: reports are JSON, so anything that is not known-good UTF-8 (a cut
+ * head, invalid sequences, NUL, control bytes) is escaped as \xNN; "..." marks a cut. */
+static void show_bytes(const char *p, size_t n, bool utf8_ok, bool cut, char *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = (uint8_t)p[i];
+        if (utf8_ok && !cut ? c >= 0x20 && c != 0x7f : c >= 0x20 && c < 0x7f) out[k++] = (char)c;
+        else k += (size_t)snprintf(out + k, GG_SHOWN - k, "\\x%02x", c);
+    }
+    if (cut) memcpy(out + k, "...", 3), k += 3;
+    out[k] = 0;
+}
+
 /* A string: u64 length, then the bytes, streamed (never held whole). */
 static bool rd_string(gg *g, gg_str *s, const char *what, const char *tensor)
 {
@@ -246,6 +264,7 @@ static bool rd_string(gg *g, gg_str *s, const char *what, const char *tensor)
     s->head[s->len < GG_NAME_MAX ? s->len : GG_NAME_MAX] = 0;
     s->utf8_ok = !sc.u8.bad && !sc.u8.need;
     if (s->len == 0 || sc.after_dot) s->key_ok = false;
+    show_bytes(s->head, s->len < GG_NAME_MAX ? (size_t)s->len : GG_NAME_MAX, s->utf8_ok, s->len > GG_NAME_MAX, s->shown);
     return true;
 }
 
@@ -360,29 +379,29 @@ static bool rd_kv(gg *g)
     if (!rd_string(g, &key, "key", "")) return false;
     if (key.len == 0) pc_report(g->cx, "GGUF-010", "", (int64_t)at, "empty key");
     else if (!key.key_ok || key.len > GG_MAX_KEY_STRICT)
-        pc_report(g->cx, "GGUF-032", "", (int64_t)key.at, "key \"%s%s\" is not lower_snake_case words joined by dots (at most 65535 bytes)",
-                  key.head, key.len > GG_NAME_MAX ? "..." : "");
+        pc_report(g->cx, "GGUF-032", "", (int64_t)key.at, "key \"%s\" is not lower_snake_case words joined by dots (at most 65535 bytes)",
+                  key.shown);
     check_utf8(g, &key, "key", "");
     g->keys[g->nkeys++] = (gg_key){key.hash, key.len, key.at};
     uint32_t vt;
     uint64_t tat = g->pos;
     if (!rd_u32(g, &vt, "value type", "")) return false;
     int32_t vtype = (int32_t)vt;
-    if (!valid_vtype(g, vtype, tat, key.head, "value")) return false;
+    if (!valid_vtype(g, vtype, tat, key.shown, "value")) return false;
     bool is_align = key.len == 17 && !strcmp(key.head, "general.alignment");
     if (is_align) read_alignment(g, vtype, tat);
     if (g->stop) return false;
     int32_t etype = -1;
     uint64_t count = 1;
     if (vtype == GV_ARRAY) {
-        if (!rd_array(g, key.head, &etype, &count)) return false;
+        if (!rd_array(g, key.shown, &etype, &count)) return false;
     } else if (vtype == GV_STRING) {
         gg_str s;
         if (!rd_string(g, &s, "string value", "")) return false;
         check_utf8(g, &s, "string value", "");
     } else if (vtype == GV_BOOL) {
         if (g->size == g->pos) { rd(g, NULL, 1, "bool value", ""); return false; }
-        check_bools(g, 1, key.head);
+        check_bools(g, 1, key.shown);
     } else {
         if (!rd(g, NULL, k_vtype_size[vtype], "value", "")) return false;
     }
@@ -419,11 +438,12 @@ static void check_duplicate_keys(gg *g)
             const gg_key *x = &g->keys[j], *y = &g->keys[i];
             if (x->hash != y->hash || x->len != y->len) break;
             if (!same_bytes(g, x->at, y->at, x->len)) continue;
-            char head[GG_NAME_MAX + 1] = {0};
+            char head[GG_NAME_MAX + 1] = {0}, shown[GG_SHOWN];
             size_t n = y->len < GG_NAME_MAX ? (size_t)y->len : GG_NAME_MAX;
-            if (pc_file_read(g->f, y->at, head, n)) head[0] = 0;
+            if (pc_file_read(g->f, y->at, head, n)) n = 0;
+            show_bytes(head, n, false, y->len > GG_NAME_MAX, shown);
             pc_report(g->cx, "GGUF-011", "", (int64_t)y->at - 8, "key \"%s\" defined twice (first at byte %llu)",
-                      head, (unsigned long long)(x->at - 8));
+                      shown, (unsigned long long)(x->at - 8));
             break;
         }
     }
@@ -452,7 +472,7 @@ static void check_tokenizer(gg *g)
 /* Element count and byte size of one tensor info (GGUF-020..GGUF-024). */
 static void size_tensor(gg *g, gg_ti *t)
 {
-    const char *n = t->name;
+    const char *n = t->shown;
     bool ok = true;
     for (uint32_t j = 0; j < t->n_dims; j++)
         if (t->ne[j] < 0) {
@@ -497,13 +517,14 @@ static bool rd_tensor_info(gg *g, gg_ti *t)
     t->at = g->pos;
     if (!rd_string(g, &s, "tensor name", "")) return false;
     memcpy(t->name, s.head, sizeof t->name);
+    memcpy(t->shown, s.shown, sizeof t->shown);
     t->name_len = s.len;
-    const char *n = t->name;
+    const char *n = t->shown;
     if (s.len > GG_NAME_MAX)
         pc_report(g->cx, "GGUF-015", n, (int64_t)t->at, "tensor name of %llu bytes is longer than 63 bytes", (unsigned long long)s.len);
     if (s.len == 0) pc_report(g->cx, "GGUF-016", "", (int64_t)t->at, "empty tensor name");
     if (s.has_nul) pc_report(g->cx, "GGUF-017", n, (int64_t)s.at, "tensor name holds a NUL byte");
-    check_utf8(g, &s, "tensor name", n);
+    if (!s.utf8_ok) pc_report(g->cx, "GGUF-035", n, (int64_t)s.at, "tensor name is not valid UTF-8");
     uint64_t dat = g->pos;
     if (!rd_u32(g, &t->n_dims, "n_dims", n)) return false;
     if (t->n_dims > 4) {
@@ -545,7 +566,7 @@ static void check_duplicate_names(gg *g)
     pc_sort(v, n, sizeof *v, cmp_ti_name);
     for (size_t i = 1; i < n; i++)
         if (!strcmp(v[i]->name, v[i - 1]->name))
-            pc_report(g->cx, "GGUF-018", v[i]->name, (int64_t)v[i]->at, "tensor name defined twice (first at byte %llu)",
+            pc_report(g->cx, "GGUF-018", v[i]->shown, (int64_t)v[i]->at, "tensor name defined twice (first at byte %llu)",
                       (unsigned long long)v[i - 1]->at);
     free(v);
 }
@@ -587,23 +608,23 @@ static uint64_t check_data(gg *g)
         gg_ti *t = &g->ti[i];
         if (!t->sized) { consistent = false; break; }
         if (t->offset % g->align) {
-            pc_report(g->cx, "GGUF-026", t->name, (int64_t)t->offset_at, "offset %llu is not a multiple of the alignment %u",
+            pc_report(g->cx, "GGUF-026", t->shown, (int64_t)t->offset_at, "offset %llu is not a multiple of the alignment %u",
                       (unsigned long long)t->offset, g->align);
             consistent = false;
         } else if (t->offset != running) {
-            pc_report(g->cx, "GGUF-027", t->name, (int64_t)t->offset_at, "offset %llu, expected %llu (the padded sizes of the tensors before it)",
+            pc_report(g->cx, "GGUF-027", t->shown, (int64_t)t->offset_at, "offset %llu, expected %llu (the padded sizes of the tensors before it)",
                       (unsigned long long)t->offset, (unsigned long long)running);
             consistent = false;
         }
         uint64_t end, abs_off;
         if (!pc_add_u64(data_start, t->offset, &abs_off) || !pc_add_u64(abs_off, t->nbytes, &end) || end > g->size)
-            pc_report(g->cx, "GGUF-028", t->name, (int64_t)t->offset_at, "data [%llu + %llu, +%llu bytes) runs past the end of the %llu-byte file",
+            pc_report(g->cx, "GGUF-028", t->shown, (int64_t)t->offset_at, "data [%llu + %llu, +%llu bytes) runs past the end of the %llu-byte file",
                       (unsigned long long)data_start, (unsigned long long)t->offset, (unsigned long long)t->nbytes,
                       (unsigned long long)g->size);
         uint64_t padded;
         pc_pad_u64(t->nbytes, g->align, &padded); /* fits: GGUF-024 */
         if (!pc_add_u64(running, padded, &running) || running > GG_INT64_MAX) {
-            pc_report(g->cx, "GGUF-025", t->name, (int64_t)t->offset_at, "the padded sizes of the tensors up to this one sum past 2^63 - 1");
+            pc_report(g->cx, "GGUF-025", t->shown, (int64_t)t->offset_at, "the padded sizes of the tensors up to this one sum past 2^63 - 1");
             consistent = false;
             break;
         }
@@ -612,7 +633,7 @@ static uint64_t check_data(gg *g)
     uint64_t end;
     if (!pc_add_u64(data_start, running, &end) || end > g->size) {
         const gg_ti *last = &g->ti[g->nti - 1];
-        pc_report(g->cx, "GGUF-029", last->name, (int64_t)g->size, "the data section ends %llu bytes short of the last tensor's padding",
+        pc_report(g->cx, "GGUF-029", last->shown, (int64_t)g->size, "the data section ends %llu bytes short of the last tensor's padding",
                   (unsigned long long)(end - g->size));
     }
     check_padding(g, header_end, data_start, "");
@@ -621,7 +642,7 @@ static uint64_t check_data(gg *g)
         uint64_t padded;
         pc_pad_u64(t->nbytes, g->align, &padded);
         uint64_t from = data_start + t->offset + t->nbytes, to = data_start + t->offset + padded;
-        check_padding(g, from, to, t->name);
+        check_padding(g, from, to, t->shown);
     }
     return data_start;
 }
@@ -632,7 +653,7 @@ static const char *const k_header_rules[] = {"GGUF-001", "GGUF-002", "GGUF-003",
 static const char *const k_kv_rules[] = {"GGUF-006", "GGUF-007", "GGUF-008", "GGUF-009", "GGUF-010", "GGUF-011",
                                          "GGUF-012", "GGUF-013", "GGUF-014", "GGUF-031", "GGUF-032", "GGUF-033", "GGUF-034"};
 static const char *const k_ti_rules[] = {"GGUF-015", "GGUF-016", "GGUF-017", "GGUF-018", "GGUF-019", "GGUF-020",
-                                         "GGUF-021", "GGUF-022", "GGUF-023", "GGUF-024"};
+                                         "GGUF-021", "GGUF-022", "GGUF-023", "GGUF-024", "GGUF-035"};
 static const char *const k_data_rules[] = {"GGUF-025", "GGUF-026", "GGUF-027", "GGUF-028", "GGUF-029", "GGUF-030"};
 
 static void eval_all(pc_ctx *cx, const char *const *ids, size_t n)
