@@ -35,6 +35,15 @@ void pc_gptq_unpack_fast(const uint8_t *src, unsigned b, size_t K, size_t N, uin
 void pc_awq_unpack_ref(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
 void pc_awq_unpack_fast(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
 
+/* GGUF Q4_0 blocks (FORMATS.md 7.5): 18 bytes each, fp16 d (LE) then 16 bytes where byte j holds
+ * element j in its low nibble and element j+16 in its high nibble. Decodes nblocks blocks into
+ * codes[32*nblocks] (the nibble as stored) and weights[32*nblocks] = f32(q - 8) * f32(d); either
+ * output may be NULL. src holds at least 18*nblocks bytes. */
+void pc_q4_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+typedef void (*pc_q4_0_fn)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+static inline pc_q4_0_fn pc_q4_0_fn_for(pc_impl impl) { return impl == PC_IMPL_REF ? pc_q4_0_decode_ref : pc_q4_0_decode_fast; }
+
 /* Which fast implementation runs here ("scalar", "avx2", ...), for bench and reports. */
 const char *pc_kernels_name(void);
 
