@@ -115,57 +115,11 @@ static void run_impl(const char *impl)
     munmap(map, span + (size_t)page);
 }
 
-#ifdef PC_HAVE_X86_KERNELS
 /* ------------------------------------------------------------------------------------------------
- * The other layouts' AVX2 kernels against literal references (FORMATS.md 5-7), until their
- * oracles land in main; then these compare with pc_*_ref directly.
+ * The other layouts (GPTQ, AWQ, Q4_0) through the public fast entry points against their oracles,
+ * for every implementation; NVFP4 dequantisation (AVX2) against a literal reference until its
+ * oracle lands.
  * --------------------------------------------------------------------------------------------- */
-
-static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24); }
-
-static void gptq_lit(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out)
-{
-    for (size_t n = 0; n < N; n++)
-        for (size_t i = 0; i < K; i++) {
-            unsigned v = 0;
-            for (unsigned j = 0; j < b; j++) {
-                size_t bit = i * b + j, w = bit / 32;
-                v |= ((le32(src + (w * N + n) * 4) >> (bit % 32)) & 1u) << j;
-            }
-            out[i * N + n] = (uint8_t)v;
-        }
-}
-
-static void awq_lit(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
-{
-    static const unsigned order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < N / 8; c++)
-            for (unsigned s = 0; s < 8; s++)
-                out[r * N + 8 * c + order[s]] = (uint8_t)((le32(src + (r * (N / 8) + c) * 4) >> (4 * s)) & 15);
-}
-
-static float half_lit(unsigned h)
-{
-    unsigned sign = h >> 15, e = (h >> 10) & 31, f = h & 1023;
-    uint32_t bits;
-    float v;
-    if (e == 31) { bits = ((uint32_t)sign << 31) | 0x7f800000u | ((uint32_t)f << 13); memcpy(&v, &bits, 4); return v; }
-    v = e ? ldexpf((float)(1024 + f), (int)e - 25) : ldexpf((float)f, -24);
-    return sign ? -v : v;
-}
-
-static void q4_lit(const uint8_t *src, size_t nb, uint8_t *codes, float *w)
-{
-    for (size_t b = 0; b < nb; b++) {
-        float d = half_lit((unsigned)src[18 * b] | ((unsigned)src[18 * b + 1] << 8));
-        for (unsigned e = 0; e < 32; e++) {
-            unsigned byte = src[18 * b + 2 + e % 16], q = e < 16 ? (byte & 15u) : (byte >> 4);
-            if (codes) codes[32 * b + e] = (uint8_t)q;
-            if (w) w[32 * b + e] = (float)((int)q - 8) * d;
-        }
-    }
-}
 
 static void nvfp4_lit(const uint8_t *codes, size_t rows, size_t cols, const float *gs, float *out)
 {
@@ -184,13 +138,12 @@ static uint8_t *exact_copy(const void *p, size_t n, size_t mis, uint8_t **base)
 
 static void layout_fail(const char *what, size_t a, size_t b2, size_t c)
 {
-    if (g_fail < 40) fprintf(stderr, "FAIL avx2 %s (%zu, %zu, %zu)\n", what, a, b2, c);
+    if (g_fail < 40) fprintf(stderr, "FAIL %s %s (%zu, %zu, %zu)\n", pc_kernels_name(), what, a, b2, c);
     g_fail++;
 }
 
-static void run_layouts_avx2(void)
+static void run_layouts(void)
 {
-    const pc_layout_kernels *L = &pc_layout_kernels_avx2;
     static const unsigned k_gptq_bits[] = {2, 3, 4, 8};
     for (int it = 0; it < 400; it++) {
         unsigned b = k_gptq_bits[it % 4];
@@ -201,8 +154,8 @@ static void run_layouts_avx2(void)
         uint8_t *src = exact_copy(in, nin, rnd() % 32, &base);
         size_t md = rnd() % 32;
         obase = malloc(md + K * N + 1);
-        gptq_lit(in, b, K, N, want);
-        L->gptq(src, b, K, N, obase + md);
+        pc_gptq_unpack_ref(in, b, K, N, want);
+        pc_gptq_unpack_fast(src, b, K, N, obase + md);
         if (memcmp(obase + md, want, K * N)) layout_fail("gptq", b, K, N); else g_pass++;
         free(in); free(want); free(base); free(obase);
     }
@@ -213,8 +166,8 @@ static void run_layouts_avx2(void)
         uint8_t *src = exact_copy(in, nin, rnd() % 32, &base);
         size_t md = rnd() % 32;
         obase = malloc(md + rows * N + 1);
-        awq_lit(in, rows, N, want);
-        L->awq(src, rows, N, obase + md);
+        pc_awq_unpack_ref(in, rows, N, want);
+        pc_awq_unpack_fast(src, rows, N, obase + md);
         if (memcmp(obase + md, want, rows * N)) layout_fail("awq", rows, N, 0); else g_pass++;
         free(in); free(want); free(base); free(obase);
     }
@@ -227,14 +180,15 @@ static void run_layouts_avx2(void)
         for (size_t k = 0; k < nb; k++)
             if (rnd() % 3 == 0) { uint16_t d = k_special_d[rnd() % 11]; in[18 * k] = (uint8_t)d; in[18 * k + 1] = (uint8_t)(d >> 8); }
         uint8_t *src = exact_copy(in, nin, rnd() % 32, &base);
-        q4_lit(in, nb, cw, ww);
+        pc_q4_0_decode_ref(in, nb, cw, ww);
         int mode = it % 3; /* both, codes only, weights only */
-        L->q4_0(src, nb, mode == 2 ? NULL : cg, mode == 1 ? NULL : wg);
+        pc_q4_0_decode_fast(src, nb, mode == 2 ? NULL : cg, mode == 1 ? NULL : wg);
         if (mode != 2 && memcmp(cg, cw, 32 * nb)) layout_fail("q4_0 codes", nb, (size_t)mode, 0); else g_pass++;
         if (mode != 1 && memcmp(wg, ww, 4 * 32 * nb)) layout_fail("q4_0 weights", nb, (size_t)mode, 0); else g_pass++;
         free(in); free(base); free(cw); free(cg); free(ww); free(wg);
     }
-    for (int it = 0; it < 200; it++) {
+#ifdef PC_HAVE_X86_KERNELS
+    for (int it = 0; strcmp(pc_kernels_name(), "avx2") == 0 && it < 200; it++) {
         size_t rows = 1 + rnd() % 6, cols = 16 * (1 + rnd() % 12), n = rows * cols;
         uint8_t *codes = malloc(n + 1), *base;
         float *gs = malloc(4 * (n / 16) + 4), *want = malloc(4 * n + 4), *got = malloc(4 * n + 4);
@@ -246,12 +200,12 @@ static void run_layouts_avx2(void)
         }
         uint8_t *cs = exact_copy(codes, n, rnd() % 32, &base);
         nvfp4_lit(codes, rows, cols, gs, want);
-        L->nvfp4_dequant(cs, rows, cols, gs, got);
+        pc_nvfp4_dequant_avx2(cs, rows, cols, gs, got);
         if (memcmp(got, want, 4 * n)) layout_fail("nvfp4 dequant", rows, cols, 0); else g_pass++;
         free(codes); free(base); free(gs); free(want); free(got);
     }
-}
 #endif
+}
 
 int main(void)
 {
@@ -261,15 +215,9 @@ int main(void)
         if (pc_kernels_select(impl)) { fprintf(stderr, "FAIL cannot select %s\n", impl); g_fail++; continue; }
         int before = g_fail;
         run_impl(impl);
+        run_layouts();
         printf("%s: %s\n", impl, g_fail == before ? "all kernels agree with the oracle" : "MISMATCHES");
     }
-#ifdef PC_HAVE_X86_KERNELS
-    if (pc_kernels_select("avx2") == 0) {
-        int before = g_fail;
-        run_layouts_avx2();
-        printf("avx2 gptq/awq/q4_0/nvfp4: %s\n", g_fail == before ? "agree with the references" : "MISMATCHES");
-    }
-#endif
     if (nimpl == 0 || pc_kernels_select("no-such-impl") != -1) { fprintf(stderr, "FAIL dispatch\n"); g_fail++; }
     printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail != 0;

@@ -1,27 +1,29 @@
 /* Run-time CPU dispatch for the fast kernels. The shipped build has no -march: SIMD code is compiled
  * with function-level target attributes and only called once the CPU has reported the features, so
- * one binary runs on any x86-64 (and the x86 code compiles away elsewhere). The choice is made once
- * per process; PACKCHECK_KERNELS=scalar|avx2 overrides it (to exercise the fallback in CI), and
- * pc_kernels_select() lets tests and bench switch between the implementations this CPU runs. */
+ * one binary runs on any x86-64 (and the x86 code compiles away elsewhere, or with
+ * PACKCHECK_NO_SIMD). The choice is made once per process; PACKCHECK_KERNELS=scalar|avx2 overrides
+ * it (to exercise the fallback in CI), pc_kernels_force/select let tests and bench switch. */
 #include "fast/kernel_set.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include <cpuid.h>
 #endif
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const pc_kernel_set *const k_sets[] = {
 #ifdef PC_HAVE_X86_KERNELS
-    &pc_kernel_set_avx2,
+    &pc_kernels_avx2,
 #endif
-    &pc_kernel_set_scalar,
+    &pc_kernels_scalar,
 };
 enum { N_SETS = sizeof k_sets / sizeof *k_sets };
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static const pc_kernel_set *g_active; /* accessed atomically after g_once */
+static const pc_kernel_set *g_auto;   /* chosen once */
+static const pc_kernel_set *g_forced; /* accessed atomically */
 
 #ifdef PC_HAVE_X86_KERNELS
 /* F16C: CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports does not know "f16c"). The OS
@@ -36,12 +38,12 @@ static bool cpu_has_f16c(void)
 static bool set_runs_here(const pc_kernel_set *s)
 {
 #ifdef PC_HAVE_X86_KERNELS
-    if (s == &pc_kernel_set_avx2) {
+    if (s == &pc_kernels_avx2) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && cpu_has_f16c();
     }
 #endif
-    return s == &pc_kernel_set_scalar;
+    return s == &pc_kernels_scalar;
 }
 
 static const pc_kernel_set *set_named(const char *name)
@@ -61,20 +63,26 @@ static void choose_once(void)
     if (env && *env) pick = set_named(env); /* an unknown or unsupported name falls back to the best */
     for (size_t i = 0; !pick && i < N_SETS; i++)
         if (set_runs_here(k_sets[i])) pick = k_sets[i];
-    __atomic_store_n(&g_active, pick, __ATOMIC_RELEASE);
+    g_auto = pick;
 }
 
-static const pc_kernel_set *active(void)
+const pc_kernel_set *pc_kernels_active(void)
 {
     pthread_once(&g_once, choose_once);
-    return __atomic_load_n(&g_active, __ATOMIC_ACQUIRE);
+    const pc_kernel_set *f = __atomic_load_n(&g_forced, __ATOMIC_ACQUIRE);
+    return f ? f : g_auto;
 }
 
-const char *pc_kernels_name(void) { return active()->name; }
+void pc_kernels_force(const pc_kernel_set *set)
+{
+    pthread_once(&g_once, choose_once);
+    __atomic_store_n(&g_forced, set, __ATOMIC_RELEASE);
+}
+
+const char *pc_kernels_name(void) { return pc_kernels_active()->name; }
 
 const char *pc_kernels_available(size_t i)
 {
-    active();
     for (size_t k = 0; k < N_SETS; k++)
         if (set_runs_here(k_sets[k]) && i-- == 0) return k_sets[k]->name;
     return NULL;
@@ -82,26 +90,41 @@ const char *pc_kernels_available(size_t i)
 
 int pc_kernels_select(const char *name)
 {
-    active();
     const pc_kernel_set *s = set_named(name);
     if (!s) return -1;
-    __atomic_store_n(&g_active, s, __ATOMIC_RELEASE);
+    pc_kernels_force(s);
     return 0;
 }
 
-/* The public entry points: one indirect call; a NULL slot in a SIMD table means "use scalar". */
-#define PC_DISPATCH(slot, ...)                                                                     \
-    do {                                                                                           \
-        const pc_kernel_set *s_ = active();                                                        \
-        (s_->slot ? s_->slot : pc_kernel_set_scalar.slot)(__VA_ARGS__);                            \
-    } while (0)
-
+/* The public entry points: one indirect call; a NULL slot means "use the scalar set's". */
 void pc_stream_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
 {
-    PC_DISPATCH(stream, src, b, count, out);
+    if (b < 1 || b > 8 || count == 0) return;
+    const pc_kernel_set *s = pc_kernels_active();
+    (s->stream[b] ? s->stream[b] : pc_kernels_scalar.stream[b])(src, count, out);
 }
 
 void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
 {
-    PC_DISPATCH(wordalign, src, b, count, out);
+    if (b < 1 || b > 8 || count == 0) return;
+    const pc_kernel_set *s = pc_kernels_active();
+    (s->wordalign[b] ? s->wordalign[b] : pc_kernels_scalar.wordalign[b])(src, count, out);
+}
+
+void pc_gptq_unpack_fast(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out)
+{
+    const pc_kernel_set *s = pc_kernels_active();
+    (s->gptq ? s->gptq : pc_kernels_scalar.gptq)(src, b, K, N, out);
+}
+
+void pc_awq_unpack_fast(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
+{
+    const pc_kernel_set *s = pc_kernels_active();
+    (s->awq ? s->awq : pc_kernels_scalar.awq)(src, rows, N, out);
+}
+
+void pc_q4_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const pc_kernel_set *s = pc_kernels_active();
+    (s->q4_0 ? s->q4_0 : pc_kernels_scalar.q4_0)(src, nblocks, codes, weights);
 }

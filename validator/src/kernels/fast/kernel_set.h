@@ -1,44 +1,31 @@
-/* Internal to kernels/: one implementation of every fast kernel, as a table of function pointers.
- * dispatch.c picks one table per process (the best the CPU runs, or PACKCHECK_KERNELS) and the
- * public pc_*_fast entry points call through it. Adding a layout: add its pointer here, fill it
- * in kernel_scalar (always) and in every SIMD table that has it (NULL falls back to scalar). */
+/* Internal to kernels/: the pieces dispatch.c assembles into pc_kernel_set tables (kernels.h).
+ * Adding a SIMD version of a layout: write it in fast/<x>_avx2.c, put it in pc_kernels_avx2, and
+ * test_kernels_simd.c compares it with the oracle. */
 #ifndef PC_KERNEL_SET_H
 #define PC_KERNEL_SET_H
-
-#include "../kernels.h"
-
-typedef struct pc_kernel_set {
-    const char *name;
-    pc_unpack_fn stream;
-    pc_unpack_fn wordalign;
-} pc_kernel_set;
-
-/* The other layouts (GPTQ, AWQ, Q4_0, NVFP4 dequantisation), with the signatures of kernels.h. */
-typedef void (*pc_gptq_fn)(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
-typedef void (*pc_awq_fn)(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
-typedef void (*pc_q4_0_decode_fn)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
-typedef void (*pc_nvfp4_dequant_fn)(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
-typedef struct pc_layout_kernels {
-    pc_gptq_fn gptq;
-    pc_awq_fn awq;
-    pc_q4_0_decode_fn q4_0;
-    pc_nvfp4_dequant_fn nvfp4_dequant;
-} pc_layout_kernels;
-
-/* Portable C: builds and runs everywhere. */
-extern const pc_kernel_set pc_kernel_set_scalar;
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../kernels.h"
+
+/* The portable fast paths of the other layouts (fast/gptq.c, awq.c, q4_0.c), in pc_kernels_scalar. */
+void pc_gptq_unpack_scalar(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
+void pc_awq_unpack_scalar(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
+void pc_q4_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1
-/* AVX2 + BMI2, compiled with function-level target attributes (no -march in the build). Only
- * called after the CPU reported both features. */
-extern const pc_kernel_set pc_kernel_set_avx2;
-extern const pc_layout_kernels pc_layout_kernels_avx2;
-/* Build the shuffle tables (plain C, any CPU); called once by dispatch before first use. */
+/* AVX2 + BMI2 + F16C, compiled with function-level target attributes (no -march in the build).
+ * Only called after dispatch.c saw the features on the CPU. */
+extern const pc_kernel_set pc_kernels_avx2;
+/* Build the shuffle tables (plain C, any CPU); dispatch calls it once before first use. */
 void pc_avx2_plans_init(void);
+void pc_gptq_unpack_avx2(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
+void pc_awq_unpack_avx2(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
+void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* NVFP4 -> f32 (out[i] = e2m1(codes[i]) * group_scale[i / 16], rows * cols values, cols % 16 == 0). */
+void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
 #endif
 
 #endif

@@ -15,7 +15,7 @@
  * nibbles, then one vpshufb per 32 codes puts slot INV[j] = 0,4,1,5,2,6,3,7 at column j.
  * --------------------------------------------------------------------------------------------- */
 
-static AVX2_FN void awq_unpack_avx2(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
+AVX2_FN void pc_awq_unpack_avx2(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
 {
     const __m256i inv = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15,
                                          0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
@@ -136,7 +136,7 @@ static inline AVX2_FN void gptq3_block(const uint8_t *p, size_t N, uint8_t *o)
     gptq3_group(c[1], c[2], c[3], N, o + 24 * N);
 }
 
-static AVX2_FN void gptq_unpack_avx2(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out)
+AVX2_FN void pc_gptq_unpack_avx2(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out)
 {
     size_t wide = N / 32 * 32;
     if (b == 2 || b == 4 || b == 8) {
@@ -188,7 +188,7 @@ static AVX2_FN void q4_0_codes_avx2(const uint8_t *src, size_t nblocks, uint8_t 
     if (i < nblocks) _mm256_storeu_si256((__m256i *)(codes + 32 * i), q4_block_codes(src + 18 * i));
 }
 
-static AVX2_FN void q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     const __m256i eight = _mm256_set1_epi32(8);
     if (!weights) { if (codes) q4_0_codes_avx2(src, nblocks, codes); return; }
@@ -224,7 +224,7 @@ static AVX2_FN void q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t
  * vpermps table, the sign (bit 3) is XORed into the float, then one multiply (one rounding).
  * --------------------------------------------------------------------------------------------- */
 
-static AVX2_FN void nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
+AVX2_FN void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
 {
     const __m256 table = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
     const __m256i sign = _mm256_set1_epi32(8);
@@ -240,12 +240,5 @@ static AVX2_FN void nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t
         }
     }
 }
-
-const pc_layout_kernels pc_layout_kernels_avx2 = {
-    .gptq = gptq_unpack_avx2,
-    .awq = awq_unpack_avx2,
-    .q4_0 = q4_0_decode_avx2,
-    .nvfp4_dequant = nvfp4_dequant_avx2,
-};
 
 #endif /* PC_HAVE_X86_KERNELS */

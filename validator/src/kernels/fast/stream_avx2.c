@@ -165,11 +165,11 @@ static AVX2_FN void nibble_run(const uint8_t *src, size_t count, uint8_t *out)
     }
 }
 
-static AVX2_FN void stream_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+static inline __attribute__((always_inline)) AVX2_FN void stream_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
 {
     if (b == 8) { memcpy(out, src, count); return; }
     if (b == 4) { nibble_run(src, count, out); return; }
-    if (b < 1 || b > 8 || !g_stream_plan[b].ok) { pc_kernel_set_scalar.stream(src, b, count, out); return; }
+    if (b < 1 || b > 8 || !g_stream_plan[b].ok) { pc_kernels_scalar.stream[b](src, count, out); return; }
     size_t in_bytes = count / 8 * b + ((count % 8) * b + 7) / 8;
     const avx2_plan *p = &g_stream_plan[b];
     switch (b) {
@@ -182,10 +182,10 @@ static AVX2_FN void stream_unpack_avx2(const uint8_t *src, unsigned b, size_t co
     }
 }
 
-static AVX2_FN void wordalign_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+static inline __attribute__((always_inline)) AVX2_FN void wordalign_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
 {
     if (b == 1 || b == 2 || b == 4 || b == 8) { stream_unpack_avx2(src, b, count, out); return; } /* no dead bits */
-    if (b < 1 || b > 8 || !g_word_plan[b].ok) { pc_kernel_set_scalar.wordalign(src, b, count, out); return; }
+    if (b < 1 || b > 8 || !g_word_plan[b].ok) { pc_kernels_scalar.wordalign[b](src, count, out); return; }
     unsigned pf = 32 / b;
     size_t in_bytes = (count / pf + (count % pf != 0)) * 4;
     const avx2_plan *p = &g_word_plan[b];
@@ -197,10 +197,32 @@ static AVX2_FN void wordalign_unpack_avx2(const uint8_t *src, unsigned b, size_t
     }
 }
 
-const pc_kernel_set pc_kernel_set_avx2 = {
+/* One entry per width, each with b constant so only its own path is compiled in. */
+#define AVX2_WIDTH(B)                                                                               \
+    static AVX2_FN void stream_##B(const uint8_t *src, size_t count, uint8_t *out)                 \
+    {                                                                                              \
+        stream_unpack_avx2(src, B, count, out);                                                    \
+    }                                                                                              \
+    static AVX2_FN void wordalign_##B(const uint8_t *src, size_t count, uint8_t *out)              \
+    {                                                                                              \
+        wordalign_unpack_avx2(src, B, count, out);                                                 \
+    }
+AVX2_WIDTH(1)
+AVX2_WIDTH(2)
+AVX2_WIDTH(3)
+AVX2_WIDTH(4)
+AVX2_WIDTH(5)
+AVX2_WIDTH(6)
+AVX2_WIDTH(7)
+AVX2_WIDTH(8)
+
+const pc_kernel_set pc_kernels_avx2 = {
     .name = "avx2",
-    .stream = stream_unpack_avx2,
-    .wordalign = wordalign_unpack_avx2,
+    .stream = {NULL, stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, stream_8},
+    .wordalign = {NULL, wordalign_1, wordalign_2, wordalign_3, wordalign_4, wordalign_5, wordalign_6, wordalign_7, wordalign_8},
+    .gptq = pc_gptq_unpack_avx2,
+    .awq = pc_awq_unpack_avx2,
+    .q4_0 = pc_q4_0_decode_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */
