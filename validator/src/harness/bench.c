@@ -46,6 +46,8 @@ typedef struct bench_entry {
     size_t (*in_size)(unsigned b, size_t count);
     void (*run)(const bench_case *c, pc_impl impl);
     double target_memcpy, target_ref;                  /* the targets (reviewed, never asserted) */
+    size_t unit;                                       /* count is a multiple of this (0: 1) */
+    void (*fill)(uint8_t *src, size_t n);              /* input bytes (NULL: random) */
 } bench_entry;
 
 static size_t stream_in(unsigned b, size_t n) { return n / 8 * b + ((n % 8) * b + 7) / 8; }
@@ -53,14 +55,34 @@ static size_t word_in(unsigned b, size_t n) { return (n + 32 / b - 1) / (32 / b)
 static void stream_run(const bench_case *c, pc_impl impl) { pc_stream_fn(impl)(c->src, c->b, c->count, c->out); }
 static void word_run(const bench_case *c, pc_impl impl) { pc_wordalign_fn(impl)(c->src, c->b, c->count, c->out); }
 
-#define CT_DENSE(bits, tm, tr) {"ct-dense-" #bits, "stream", bits, 1, stream_in, stream_run, tm, tr}
-#define CT_LEGACY(bits) {"ct-legacy-" #bits, "wordalign", bits, 1, word_in, word_run, 0.60, 0}
+/* GPTQ: [K, N] codes from [K*b/32, N] words, N = 256 columns (an nn.Linear's out side). */
+enum { GPTQ_N = 256, AWQ_N = 256 };
+static size_t gptq_in(unsigned b, size_t n) { return n / GPTQ_N * b / 32 * GPTQ_N * 4; }
+static void gptq_run(const bench_case *c, pc_impl impl) { pc_gptq_unpack_fn(impl)(c->src, c->b, c->count / GPTQ_N, GPTQ_N, c->out); }
+static size_t awq_in(unsigned b, size_t n) { (void)b; return n / 2; }
+static void awq_run(const bench_case *c, pc_impl impl) { pc_awq_unpack_fn(impl)(c->src, c->count / AWQ_N, AWQ_N, c->out); }
+/* Q4_0: 18-byte blocks of 32; finite scales (d = 0.5 .. 2). */
+static size_t q4_in(unsigned b, size_t n) { (void)b; return n / 32 * 18; }
+static void q4_fill(uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i + 18 <= n; i += 18) { src[i] = (uint8_t)(i * 7); src[i + 1] = (uint8_t)(0x38 + (i / 18) % 8); }
+}
+static void q4_codes_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, c->out, NULL); }
+static void q4_f32_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, NULL, c->out); }
+
+#define CT_DENSE(bits, tm, tr) {"ct-dense-" #bits, "stream", bits, 1, stream_in, stream_run, tm, tr, 0, NULL}
+#define CT_LEGACY(bits, tm) {"ct-legacy-" #bits, "wordalign", bits, 1, word_in, word_run, tm, 0, 0, NULL}
+#define GPTQ(bits) {"gptq-" #bits, "gptq", bits, 1, gptq_in, gptq_run, 0.50, 0, 32 * GPTQ_N, NULL}
 
 static const bench_entry k_entries[] = {
     CT_DENSE(1, 0.60, 0), CT_DENSE(2, 0.60, 0), CT_DENSE(3, 0.70, 50), CT_DENSE(4, 0.90, 100),
     CT_DENSE(5, 0.60, 0), CT_DENSE(6, 0.60, 0), CT_DENSE(7, 0.60, 0), CT_DENSE(8, 0.60, 0),
-    CT_LEGACY(3), CT_LEGACY(5), CT_LEGACY(6), CT_LEGACY(7),
-    {"nvfp4", "stream", 4, 1, stream_in, stream_run, 0.90, 100}, /* E2M1 codes: the 4-bit stream */
+    CT_LEGACY(3, 0.70), CT_LEGACY(5, 0.60), CT_LEGACY(6, 0.60), CT_LEGACY(7, 0.60),
+    GPTQ(2), GPTQ(3), GPTQ(4), GPTQ(8),
+    {"awq-4", "awq-gemm", 4, 1, awq_in, awq_run, 0.90, 100, AWQ_N, NULL},
+    {"q4_0", "q4_0", 4, 1, q4_in, q4_codes_run, 0.90, 100, 32, q4_fill},
+    {"q4_0-f32", "q4_0", 4, 4, q4_in, q4_f32_run, 0.50, 0, 32, q4_fill}, /* GB/s of f32 output */
+    {"nvfp4", "stream", 4, 1, stream_in, stream_run, 0.90, 100, 0, NULL}, /* E2M1 codes: the 4-bit stream */
 };
 
 /* ------------------------------------------------------------------------------------------------
@@ -169,7 +191,9 @@ static void add_stat(cJSON *o, const char *key, stat3 s, bool minmax)
 static cJSON *bench_entry_run(const bench_entry *e, const pc_bench_opts *o, int *mismatch)
 {
     cJSON *j = cJSON_CreateObject();
-    size_t count = o->out_bytes / e->out_elem, out_bytes = count * e->out_elem;
+    size_t count = o->out_bytes / e->out_elem;
+    if (e->unit) count = (count < e->unit ? 1 : count / e->unit) * e->unit;
+    size_t out_bytes = count * e->out_elem;
     size_t in_bytes = e->in_size(e->b, count);
     uint8_t *src = alloc64(in_bytes), *of = alloc64(out_bytes),
             *orf = alloc64(out_bytes), *ms = alloc64(out_bytes),
@@ -181,6 +205,7 @@ static cJSON *bench_entry_run(const bench_entry *e, const pc_bench_opts *o, int 
     cJSON_AddNumberToObject(j, "out_bytes", (double)out_bytes);
     if (!src || !of || !orf || !ms || !md) { cJSON_AddStringToObject(j, "error", "out of memory"); goto out; }
     fill_random(src, in_bytes);
+    if (e->fill) e->fill(src, in_bytes);
     fill_random(ms, out_bytes);
     kernel_arg kf = {e, {src, in_bytes, count, e->b, of}, PC_IMPL_FAST};
     kernel_arg kr = {e, {src, in_bytes, count, e->b, orf}, PC_IMPL_REF};
