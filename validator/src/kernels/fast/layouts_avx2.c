@@ -190,13 +190,11 @@ static AVX2_FN void q4_0_codes_avx2(const uint8_t *src, size_t nblocks, uint8_t 
 
 AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    const __m256i eight = _mm256_set1_epi32(8);
+    const __m256i eight = _mm256_set1_epi32(8), m15 = _mm256_set1_epi32(15);
     if (!weights) { if (codes) q4_0_codes_avx2(src, nblocks, codes); return; }
     for (size_t i = 0; i < nblocks; i++) {
         const uint8_t *blk = src + 18 * i;
-        __m256i c = q4_block_codes(blk);
-        if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * i), c);
-        if (!weights) continue;
+        if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * i), q4_block_codes(blk));
         uint16_t h = (uint16_t)(blk[0] | (blk[1] << 8));
         if ((h & 0x7C00) == 0x7C00 && (h & 0x03FF)) { /* NaN scale: the f32 NaN with the same payload */
             uint32_t bits = ((uint32_t)(h >> 15) << 31) | 0x7f800000u | ((uint32_t)(h & 0x3FF) << 13);
@@ -210,11 +208,13 @@ AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         }
         __m256 d = _mm256_set1_ps(_mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))));
         float *w = weights + 32 * i;
-        __m128i lo = _mm256_castsi256_si128(c), hi = _mm256_extracti128_si256(c, 1);
-        __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
-        for (int k = 0; k < 4; k++) {
-            __m256i q = _mm256_sub_epi32(_mm256_cvtepu8_epi32(parts[k]), eight);
-            _mm256_storeu_ps(w + 8 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), d));
+        /* 8 qs bytes widened to 32-bit lanes give elements j (low nibble) and j+16 (high). */
+        for (int half = 0; half < 2; half++) {
+            __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(blk + 2 + 8 * half)));
+            __m256i lo = _mm256_sub_epi32(_mm256_and_si256(v, m15), eight);
+            __m256i hi = _mm256_sub_epi32(_mm256_srli_epi32(v, 4), eight);
+            _mm256_storeu_ps(w + 8 * half, _mm256_mul_ps(_mm256_cvtepi32_ps(lo), d));
+            _mm256_storeu_ps(w + 16 + 8 * half, _mm256_mul_ps(_mm256_cvtepi32_ps(hi), d));
         }
     }
 }
