@@ -12,6 +12,7 @@
 #include "ct.h"
 
 #include "../core/arith.h"
+#include "../core/scan.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -301,14 +302,44 @@ static void pad_report(const pad_scan *ps, const char *what, ct_layout l, unsign
                   (unsigned long long)ps->count[PAD_TOP], 32 / b, b, layout_name(l), (unsigned long long)ps->first_off[PAD_TOP]);
 }
 
-/* weight_packed: E*N rows of W words, each row a stream of K fields. */
-static void check_packed_padding(const char *pname, const ct_mod *m, pc_ctx *cx)
+/* weight_packed: E*N rows of W words, each row a stream of K fields. The rows are not read here:
+ * a scan of them joins the input's one streaming pass over each file (core/scan.h), so packed
+ * data is read once, in bounded windows, in parallel with the other shards (and hashed in the same
+ * pass under --hash). Dense rows whose K*b fills the last word have no padding bits: nothing to
+ * read at all. */
+typedef struct pad_job {
+    pad_scan ps;
+    uint64_t W, K;
+    unsigned b;
+    ct_layout layout;
+} pad_job;
+
+static int pad_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
+{
+    pad_job *j = arg;
+    uint64_t rb = j->W * 4, from = j->layout == CT_LAYOUT_LEGACY ? 0 : j->W - 1;
+    for (size_t at = 0; at + rb <= n; at += rb) /* dense rows only have padding in their last word */
+        for (uint64_t w = from; w < j->W; w++) {
+            unsigned bad = pad_violation(pc_le32(p + at + 4 * w), w, j->W, j->K, j->b, j->layout);
+            if (bad) pad_note(&j->ps, bad, off + at + 4 * w);
+        }
+    return 0;
+}
+
+static void pad_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
+{
+    (void)complete; /* an incomplete pass is an I/O error on cx already */
+    (void)in;
+    pad_job *j = arg;
+    pad_report(&j->ps, "row", j->layout, j->b, cx);
+}
+
+/* Rows longer than a scan unit (> 1 MiB): read here in bounded chunks. */
+static void check_packed_padding_now(const char *pname, const ct_mod *m, pc_ctx *cx)
 {
     pad_scan ps = {pname, m->packed, {0}, {0}};
     uint64_t rows = m->E * m->N, row_bytes = m->W * 4;
     uint64_t per = row_bytes >= CT_SCAN_CHUNK ? 1 : CT_SCAN_CHUNK / row_bytes;
-    pc_eval(cx, "CT-014");
-    if (m->layout == CT_LAYOUT_LEGACY) pc_eval(cx, "CT-015");
     uint8_t *buf = malloc((size_t)(per * row_bytes));
     if (!buf) { cx->oom = true; return; }
     for (uint64_t r = 0; r < rows; r += per) {
@@ -316,7 +347,6 @@ static void check_packed_padding(const char *pname, const ct_mod *m, pc_ctx *cx)
         if (pc_tensor_read(m->packed, r * row_bytes, buf, (size_t)(n * row_bytes))) { pc_io_error(cx, "%s: cannot read", pname); break; }
         for (uint64_t i = 0; i < n; i++) {
             const uint8_t *row = buf + i * row_bytes;
-            /* dense rows only have padding in their last word; legacy words all may */
             uint64_t from = m->layout == CT_LAYOUT_LEGACY ? 0 : m->W - 1;
             for (uint64_t w = from; w < m->W; w++) {
                 unsigned bad = pad_violation(pc_le32(row + 4 * w), w, m->W, m->K, m->b, m->layout);
@@ -326,6 +356,22 @@ static void check_packed_padding(const char *pname, const ct_mod *m, pc_ctx *cx)
     }
     free(buf);
     pad_report(&ps, "row", m->layout, m->b, cx);
+}
+
+static void check_packed_padding(pc_input *in, const char *pname, const ct_mod *m, pc_ctx *cx)
+{
+    uint64_t rows = m->E * m->N, row_bytes = m->W * 4;
+    pc_eval(cx, "CT-014");
+    if (m->layout == CT_LAYOUT_LEGACY) pc_eval(cx, "CT-015");
+    else if (m->K * m->b == 32 * m->W) return; /* dense, no padding bits */
+    if (row_bytes > PC_SCAN_MAX_UNIT) { check_packed_padding_now(pname, m, cx); return; }
+    pad_job *j = malloc(sizeof *j);
+    if (!j) { cx->oom = true; return; }
+    *j = (pad_job){{m->packed->name, m->packed, {0}, {0}}, m->W, m->K, m->b, m->layout};
+    if (pc_scan_add(in, m->packed, 0, rows * row_bytes, (size_t)row_bytes, pad_chunk, pad_finish, free, j)) {
+        free(j);
+        cx->oom = true;
+    }
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -343,7 +389,32 @@ static int expected_scale_shape(const ct_mod *m, uint64_t *dims)
     return n;
 }
 
-static bool check_scale(const pc_input *in, const char *prefix, ct_mod *m, pc_ctx *cx)
+/* CT-017 through the streaming pass: the first non-finite scale element, like the loop it replaced. */
+typedef struct finite_job { const pc_tensor *t; unsigned esz; bool bad; uint64_t first; } finite_job;
+
+static int finite_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
+{
+    finite_job *j = arg;
+    for (uint64_t i = 0; i < n / j->esz; i++)
+        if (!isfinite(float_at(j->t->dtype, p, i))) {
+            j->bad = true;
+            j->first = off / j->esz + i;
+            return 1; /* the first is enough */
+        }
+    return 0;
+}
+
+static void finite_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
+{
+    (void)complete;
+    (void)in;
+    finite_job *j = arg;
+    if (j->bad)
+        pc_report(cx, "CT-017", j->t->name, (int64_t)(j->t->offset + j->first * j->esz), "scale element %llu is not finite",
+                  (unsigned long long)j->first);
+}
+
+static bool check_scale(pc_input *in, const char *prefix, ct_mod *m, pc_ctx *cx)
 {
     char *name = tname(prefix, "weight_scale"), sbuf[96], want[96];
     if (!name) { cx->oom = true; return false; }
@@ -370,15 +441,10 @@ static bool check_scale(const pc_input *in, const char *prefix, ct_mod *m, pc_ct
     m->scale = t;
     if (ok) {
         pc_eval(cx, "CT-017");
-        uint8_t *raw = pc_tensor_load(t, CT_AUX_MAX_BYTES);
-        for (uint64_t i = 0; raw && i < t->numel; i++) {
-            float f = float_at(t->dtype, raw, i);
-            if (!isfinite(f)) {
-                pc_report(cx, "CT-017", name, (int64_t)(t->offset + i * pc_dtype_bits(t->dtype) / 8), "scale element %llu is not finite", (unsigned long long)i);
-                break;
-            }
-        }
-        free(raw);
+        finite_job *j = malloc(sizeof *j);
+        unsigned esz = pc_dtype_bits(t->dtype) / 8;
+        if (j) *j = (finite_job){t, esz, false, 0};
+        if (!j || pc_scan_add(in, t, 0, t->numel * esz, esz, finite_chunk, finite_finish, free, j)) { free(j); cx->oom = true; }
     }
     free(name);
     return ok;
@@ -623,7 +689,7 @@ static void check_module(pc_input *in, const ct_config *c, const ct_scheme *s, c
     }
     pc_eval(cx, "CT-002");
     pc_eval(cx, m->layout == CT_LAYOUT_DENSE || 32 % m->b == 0 ? "CT-003" : "CT-010");
-    check_packed_padding(packed->name, m, cx);
+    check_packed_padding(in, packed->name, m, cx);
     if (check_scale(in, prefix, m, cx)) {
         check_zero_point(in, prefix, m, cx);
         check_g_idx(in, prefix, m, cx);

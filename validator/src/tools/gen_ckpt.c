@@ -4,7 +4,10 @@
  * random codes, group-wise fp16 scales, symmetric, any width 1..8; padding bits beyond K are zero.
  *
  *   packcheck-gen-ckpt OUTDIR [--size 4G] [--bits 4] [--shard 1G] [--group 128]
- *                             [--hidden 4096] [--inter 11008] [--seed N]
+ *                             [--hidden 4096] [--inter 11008] [--seed N] [--legacy]
+ *
+ * --legacy writes the word-aligned layout of compressed-tensors <= 0.17 (version 0.17.1): floor(32/b)
+ * fields per word, zero top bits in every word, so validation must read every packed byte.
  *
  * Not the fixture corpus (that comes from the upstream libraries): a load generator only. */
 #include <errno.h>
@@ -25,6 +28,7 @@ typedef struct tensor {
 } tensor;
 
 static unsigned g_bits = 4, g_group = 128;
+static int g_legacy;
 static uint64_t g_rng = 0x853c49e6748fea9bull;
 
 static uint64_t rnd(void)
@@ -61,7 +65,7 @@ static int cmp_tensor(const void *a, const void *b)
 
 static void add_module(tensor *t, size_t *nt, const char *prefix, uint64_t n, uint64_t k)
 {
-    uint64_t words = (k * g_bits + 31) / 32, groups = (k + g_group - 1) / g_group;
+    uint64_t pf = 32 / g_bits, words = g_legacy ? (k + pf - 1) / pf : (k * g_bits + 31) / 32, groups = (k + g_group - 1) / g_group;
     tensor *p = &t[(*nt)++];
     snprintf(p->name, sizeof p->name, "%s.weight_packed", prefix);
     *p = (tensor){.dtype = "I32", .shape = {n, words}, .ndim = 2, .nbytes = n * words * 4, .kind = 0, .n = n, .k = k};
@@ -106,6 +110,17 @@ static int write_tensor(FILE *f, const tensor *t, uint8_t *buf)
             uint8_t *p = buf + i * row;
             for (size_t j = 0; j + 8 <= row; j += 8) { uint64_t v = rnd(); memcpy(p + j, &v, 8); }
             for (size_t j = row / 8 * 8; j < row; j++) p[j] = (uint8_t)rnd();
+            if (g_legacy) { /* whole fields only; the last word holds K - pf*(W-1) of them */
+                uint32_t pf = 32 / g_bits, words = (uint32_t)(row / 4);
+                for (uint32_t w = 0; w < words; w++) {
+                    uint32_t fields = w + 1 < words ? pf : (uint32_t)(t->k - (uint64_t)pf * (words - 1));
+                    uint32_t keep = fields * g_bits >= 32 ? ~0u : (1u << (fields * g_bits)) - 1, v;
+                    memcpy(&v, p + 4 * w, 4);
+                    v &= keep;
+                    memcpy(p + 4 * w, &v, 4);
+                }
+                continue;
+            }
             for (uint64_t bit = valid_bits; bit < valid_bits + pad; bit++) p[bit / 8] &= (uint8_t)~(1u << (bit % 8));
         }
         if (fwrite(buf, 1, nr * row, f) != nr * row) return -1;
@@ -144,7 +159,7 @@ static int write_shard(const char *path, tensor *t, size_t nt, uint8_t *buf)
 static int usage(void)
 {
     fprintf(stderr, "usage: packcheck-gen-ckpt OUTDIR [--size 4G] [--bits 1..8] [--shard 1G] [--group 128] "
-                    "[--hidden 4096] [--inter 11008] [--seed N]\n");
+                    "[--hidden 4096] [--inter 11008] [--seed N] [--legacy]\n");
     return 2;
 }
 
@@ -155,6 +170,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (a[0] != '-') { if (out) return usage(); out = a; continue; }
+        if (!strcmp(a, "--legacy")) { g_legacy = 1; continue; }
         if (!val || parse_size(val, &v)) return usage();
         i++;
         if (!strcmp(a, "--size")) size = v;
@@ -221,8 +237,8 @@ int main(int argc, char **argv)
             "        \"strategy\": \"group\", \"symmetric\": true, \"type\": \"int\", \"zp_dtype\": null}}},\n"
             "    \"format\": \"pack-quantized\", \"global_compression_ratio\": null, \"ignore\": [\"lm_head\"],\n"
             "    \"kv_cache_scheme\": null, \"quant_method\": \"compressed-tensors\", \"quantization_status\": \"compressed\",\n"
-            "    \"sparsity_config\": {}, \"transform_config\": {}, \"version\": \"0.18.0\"\n  }\n}\n",
-            hidden, inter, g_group, g_bits);
+            "    \"sparsity_config\": {}, \"transform_config\": {}, \"version\": \"%s\"\n  }\n}\n",
+            hidden, inter, g_group, g_bits, g_legacy ? "0.17.1" : "0.18.0");
     fclose(cf);
     printf("wrote %zu shard(s), %zu tensors, %" PRIu64 " data bytes to %s\n", nshards, nt, total, out);
     free(buf); free(all); free(start);
