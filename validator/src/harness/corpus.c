@@ -7,6 +7,7 @@
 #include "../core/sha256.h"
 #include "../core/util.h"
 #include "../report/report.h"
+#include "equiv.h"
 #include "logical.h"
 
 #include <dirent.h>
@@ -225,6 +226,28 @@ static void check_verdict(const pc_case *k, const pc_result *r, cJSON *probs)
     }
 }
 
+/* An equivalence case (CONTRACT 7): expect.json's "equiv" names two sub-folders and the verdict
+ * `packcheck equiv` must reach on them, with the rule of the first difference when they differ. */
+static void check_equiv(const pc_case *k, const cJSON *eq, pc_profile prof, cJSON *probs)
+{
+    const char *want = pc_json_str(eq, "verdict"), *rule = pc_json_str(eq, "rule"), *tol_s = pc_json_str(eq, "tolerance");
+    pc_tolerance tol = {PC_TOL_EXACT, 0, false};
+    if (*tol_s && pc_tolerance_parse(tol_s, &tol)) { problem(probs, NULL, "expect.json: equiv tolerance \"%s\" is malformed", tol_s); return; }
+    if (strcmp(want, "equal") && strcmp(want, "differ")) { problem(probs, NULL, "expect.json: equiv verdict \"%s\" is not equal or differ", want); return; }
+    char *src = pc_path_join(k->dir, pc_json_str(eq, "source")), *dst = pc_path_join(k->dir, pc_json_str(eq, "target"));
+    int verdict = PC_EQUIV_ERROR;
+    cJSON *doc = src && dst ? pc_equiv_run(src, dst, &tol, prof, &verdict) : NULL;
+    const char *got = pc_json_str(doc, "verdict"), *got_rule = pc_json_str(doc, "rule");
+    if (!doc) problem(probs, NULL, "equiv: out of memory");
+    else if (strcmp(got, want)) problem(probs, NULL, "equiv %s (%s%s%s), expected %s", got, *got_rule ? got_rule : "", *got_rule ? ": " : "",
+                                        pc_json_str(cJSON_GetObjectItem(doc, "first_difference"), "message"), want);
+    else if (*rule && strcmp(rule, got_rule)) problem(probs, NULL, "equiv differs by %s (%s), expected %s", got_rule,
+                                                     pc_json_str(cJSON_GetObjectItem(doc, "first_difference"), "message"), rule);
+    cJSON_Delete(doc);
+    free(src);
+    free(dst);
+}
+
 static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
 {
     const cJSON *e = k->expect;
@@ -252,6 +275,8 @@ static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
             if (!cJSON_GetObjectItemCaseSensitive(mods, in->modules[i].prefix))
                 problem(probs, NULL, "module %s is decodable but not pinned in expect.json", in->modules[i].prefix);
     }
+    const cJSON *eq = cJSON_GetObjectItem(e, "equiv");
+    if (cJSON_IsObject(eq)) check_equiv(k, eq, prof, probs);
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "case", k->id);
     cJSON_AddStringToObject(c, "expected", pc_json_str(e, "verdict"));

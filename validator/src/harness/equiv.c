@@ -137,11 +137,14 @@ static void ct005_bytes(eq_run *r, const pc_tensor *from, const pc_tensor *to, u
     } else {
         for (uint64_t i = 0; i < from->nbytes; i++) {
             if (a[i] == b[i]) continue;
-            uint8_t swapped = (uint8_t)((a[i] >> 4) | (a[i] << 4));
+            uint8_t swapped = (uint8_t)((a[i] >> 4) | (a[i] << 4)), x = (uint8_t)(a[i] ^ b[i]);
+            /* Codes 0x0 and 0x8 are +0 and -0: the libraries disagree on the sign of an exact zero. */
+            bool zero_sign = (x == 0x08 && !(a[i] & 0x07)) || (x == 0x80 && !(a[i] & 0x70));
             pc_report(&r->ecx, "CT-005", to->name, (int64_t)(to->offset + i),
                       "byte %llu (row %llu, byte %llu) is 0x%02x, %s has 0x%02x%s", (unsigned long long)i,
                       (unsigned long long)(row_bytes ? i / row_bytes : 0), (unsigned long long)(row_bytes ? i % row_bytes : i),
-                      b[i], from->name, a[i], b[i] == swapped ? ": the nibbles are swapped (CT-005 forbids a swap)" : ": not copied unchanged");
+                      b[i], from->name, a[i], b[i] == swapped ? ": the nibbles are swapped (CT-005 forbids a swap)"
+                      : zero_sign ? ": not copied unchanged (E2M1 +0 vs -0, the sign of an exact zero)" : ": not copied unchanged");
             break;
         }
     }
@@ -149,8 +152,11 @@ static void ct005_bytes(eq_run *r, const pc_tensor *from, const pc_tensor *to, u
     free(b);
 }
 
-/* A global scale on the target side must be the f32 reciprocal of the source side's. */
-static void ct005_inverse(eq_run *r, const pc_tensor *from, const pc_tensor *to, const char *from_name, const char *to_name, const char *prefix)
+/* A global scale on the target side must be the f32 reciprocal of the source side's. With
+ * `either`, the source's may instead be the reciprocal of the target's: a pair compared against the
+ * converter's direction (compressed-tensors as SOURCE) came from either converter. */
+static void ct005_inverse(eq_run *r, const pc_tensor *from, const pc_tensor *to, const char *from_name, const char *to_name,
+                          const char *prefix, bool either)
 {
     if (!from && !to) return;
     if (!from || !to) {
@@ -158,8 +164,8 @@ static void ct005_inverse(eq_run *r, const pc_tensor *from, const pc_tensor *to,
                   from_name, from ? "exists" : "is missing", prefix, to_name, to ? "exists" : "is missing");
         return;
     }
-    float x = read_f32(from), y = read_f32(to), want = 1.0f / x;
-    if (f32_bits(y) == f32_bits(want)) return;
+    float x = read_f32(from), y = read_f32(to), want = 1.0f / x, back = 1.0f / y;
+    if (f32_bits(y) == f32_bits(want) || (either && f32_bits(x) == f32_bits(back))) return;
     pc_report(&r->ecx, "CT-005", to->name, (int64_t)to->offset, "%s = %.9g (0x%08x), expected f32(1/%s) = %.9g (0x%08x)%s", to_name,
               (double)y, f32_bits(y), from_name, (double)want, f32_bits(want),
               f32_bits(y) == f32_bits(x) ? ": copied without inversion" : "");
@@ -183,8 +189,8 @@ static void ct005_module(eq_run *r, const char *prefix, int mo)
     static const char *const names[2][2] = {{"weight_scale_2", "weight_global_scale"}, {"input_scale", "input_global_scale"}};
     for (int k = 0; k < 2; k++) {
         const pc_tensor *a = find2(in_mo, prefix, names[k][0]), *b = find2(in_ct, prefix, names[k][1]);
-        if (mo_is_source) ct005_inverse(r, a, b, names[k][0], names[k][1], prefix);
-        else ct005_inverse(r, b, a, names[k][1], names[k][0], prefix);
+        if (mo_is_source) ct005_inverse(r, a, b, names[k][0], names[k][1], prefix, false);
+        else ct005_inverse(r, b, a, names[k][1], names[k][0], prefix, true);
     }
 }
 
@@ -238,7 +244,7 @@ static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, cJS
     for (size_t i = 0; i < n; i++) {
         if (ca[i] != cb[i] && code_diffs++ == 0) {
             index_str(a, i, at, sizeof at);
-            pc_report(&r->ecx, "EQ-002", a->prefix, -1, "module %s: code %s is %u in %s, %u in %s", a->prefix, at, ca[i], r->s[0].label, cb[i], r->s[1].label);
+            pc_report(&r->ecx, "EQ-002", a->prefix, -1, "code %s is %u in %s, %u in %s", at, ca[i], r->s[0].label, cb[i], r->s[1].label);
         }
         uint64_t u = ulp_distance(wa[i], wb[i]);
         double d = fabs((double)wa[i] - (double)wb[i]);
@@ -246,8 +252,8 @@ static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, cJS
         if (d > max_abs) max_abs = d;
         if (!within(&r->tol, wa[i], wb[i]) && w_diffs++ == 0) {
             index_str(a, i, at, sizeof at);
-            pc_report(&r->ecx, "EQ-003", a->prefix, -1, "module %s: weight %s is %.9g (0x%08x) in %s, %.9g (0x%08x) in %s: %llu ULP apart, tolerance %s",
-                      a->prefix, at, (double)wa[i], f32_bits(wa[i]), r->s[0].label, (double)wb[i], f32_bits(wb[i]), r->s[1].label,
+            pc_report(&r->ecx, "EQ-003", a->prefix, -1, "weight %s is %.9g (0x%08x) in %s, %.9g (0x%08x) in %s: %llu ULP apart, tolerance %s",
+                      at, (double)wa[i], f32_bits(wa[i]), r->s[0].label, (double)wb[i], f32_bits(wb[i]), r->s[1].label,
                       (unsigned long long)u, pc_tolerance_str(&r->tol));
         }
     }
