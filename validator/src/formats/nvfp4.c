@@ -369,6 +369,14 @@ static void check_module(pc_input *in, const nv_scheme *s, enum nv_naming nm, co
     m->bits = 4;
 }
 
+/* A module carrying both namings is decoded once, under the compressed-tensors names (checked first). */
+static bool have_module(const pc_input *in, const char *prefix)
+{
+    for (size_t i = 0; i < in->nmodules; i++)
+        if (!strcmp(in->modules[i].prefix, prefix)) return true;
+    return false;
+}
+
 static void check_naming(pc_input *in, enum nv_naming nm, pc_ctx *cx)
 {
     nv_scheme s = {0};
@@ -383,7 +391,7 @@ static void check_naming(pc_input *in, enum nv_naming nm, pc_ctx *cx)
         if (!has_suffix(t->name, k_packed[nm], &pl)) continue;
         char *prefix = pc_strndup(t->name, pl);
         if (!prefix) { cx->oom = true; return; }
-        if (claims(in, &s, nm, prefix, t)) check_module(in, &s, nm, prefix, t, cx);
+        if (claims(in, &s, nm, prefix, t) && !have_module(in, prefix)) check_module(in, &s, nm, prefix, t, cx);
         free(prefix);
     }
 }
