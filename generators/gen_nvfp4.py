@@ -359,6 +359,13 @@ def pass_cases(out, dirs, sources):
                  notes="all 16 E2M1 codes appear (q_proj rows 0-1); bf16 embed_tokens / lm_head / norms stay unpacked; "
                        "K/16 = 2 (attention, gate/up) and 3 (down_proj)",
                  extra={"library_check": library_check(d)})
+    # No config at all: the tensor-name fingerprints alone (FORMATS.md 1.2) name the layout.
+    for key, name, layout in (("mo", "modelopt-file-only", "nvfp4-modelopt"), ("ct", "ct-file-only", "nvfp4-ct")):
+        with open(os.path.join(dirs[key], "model.safetensors"), "rb") as f:
+            data = f.read()
+        out.case(FAMILY, name, source=f"{sources[key]}; model.safetensors alone, without config.json", verdict="pass",
+                 layout=layout, input="model.safetensors", files={"model.safetensors": data}, modules=pins(dirs[key]),
+                 rules=["NV-001", "NV-002", "NV-003", "NV-004", "NV-005", "NV-006", "NV-007"])
 
 
 def _first(t, suffix):
