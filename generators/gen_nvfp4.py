@@ -243,9 +243,15 @@ def library_check(dir_):
             sd = NVFP4PackedCompressor.decompress({k: t[f"{prefix}.{k}"] for k in ("weight_packed", "weight_scale", "weight_global_scale")}, scheme)
             lib = sd["weight"].view(torch.int16).numpy()
             ours = torch.from_numpy(w).to(torch.bfloat16).view(torch.int16).numpy()
+            # The 0-dim path (FORMATS.md 4.3 left it open): the group scale f32(fp8) / gs is rounded to bf16
+            # (gs itself is not), then bf16(e2m1 * that). Counted against the library too.
+            vals = torch.from_numpy(np.where(codes & 8, -1, 1).astype(np.float32) * E2M1[codes & 7])
+            s_bf16 = (t[f"{prefix}.weight_scale"].float() / gs.float()).to(torch.bfloat16).float().repeat_interleave(16, 1)
+            model_0dim = (vals * s_bf16).to(torch.bfloat16).view(torch.int16).numpy()
             rep[prefix] = {"library": "compressed-tensors NVFP4PackedCompressor.decompress (bf16)",
                            "global_scale_shape": list(gs.shape),
-                           "elements": int(w.size), "bf16_of_contract_differs": int((lib != ours).sum())}
+                           "elements": int(w.size), "bf16_of_contract_differs": int((lib != ours).sum()),
+                           "bf16_of_bf16_rounded_scale_differs": int((lib != model_0dim).sum())}
         else:
             from modelopt.torch.quantization.qtensor.nvfp4_tensor import NVFP4QTensor
             packed = t[f"{prefix}.weight"]
@@ -528,7 +534,8 @@ def negzero_cases(out, sources):
         src_mo = f"nvidia-modelopt {sources['modelopt_version']} NVFP4QTensor.quantize of the same values (block scale 1, weight_scale_2 1); layout of hf_quant_config.json from its export"
         rules = ["NV-001", "NV-002", "NV-003", "NV-004", "NV-005", "NV-006", "NV-007", "NV-008", "NV-010"]
         out.case(FAMILY, "ct-packer-negzero", source=src_ct, verdict="pass", layout="nvfp4-ct", rules=rules,
-                 files=files_of(ct_dir), modules=pins(ct_dir), notes="exact -0.0 -> code 0x8 (signbit)")
+                 files=files_of(ct_dir), modules=pins(ct_dir), notes="exact -0.0 -> code 0x8 (signbit)",
+                 extra={"library_check": library_check(ct_dir)})
         out.case(FAMILY, "modelopt-quantize-negzero", source=src_mo, verdict="pass", layout="nvfp4-modelopt", rules=rules,
                  files=files_of(mo_dir), modules=pins(mo_dir), notes="exact -0.0 -> code 0x0 (x < 0); weight of code 0x8 would be -0.0 in the contract view, ModelOpt's dequantize gives +0.0",
                  extra={"library_check": library_check(mo_dir)})
