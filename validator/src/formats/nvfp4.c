@@ -178,10 +178,23 @@ static void check_mo_config(const pc_input *in, pc_ctx *cx)
 
 /* Does an ignore entry match module name m? compressed-tensors: exact name, or "re:" + a regex
  * matched at the start (Python re.match); ModelOpt: fnmatch patterns. */
+#define NV_IGNORE_MAX_ENTRIES 1024  /* a hostile config cannot make matching quadratic-slow */
+#define NV_IGNORE_MAX_PATTERN 512
+
+/* Back-references make POSIX regexec exponential; Python's ignore patterns do not use them. */
+static bool has_backref(const char *p)
+{
+    for (; *p; p++)
+        if (p[0] == '\\' && p[1] >= '1' && p[1] <= '9') return true;
+    return false;
+}
+
 static bool ignore_matches(enum nv_naming nm, const char *pat, const char *m)
 {
+    if (strlen(pat) > NV_IGNORE_MAX_PATTERN) return false;
     if (nm == NV_MO) return fnmatch(pat, m, 0) == 0;
     if (strncmp(pat, "re:", 3)) return !strcmp(pat, m);
+    if (has_backref(pat)) return false;
     regex_t re;
     if (regcomp(&re, pat + 3, REG_EXTENDED)) return false; /* a pattern POSIX cannot read: unknown */
     regmatch_t mt;
@@ -193,8 +206,11 @@ static bool ignore_matches(enum nv_naming nm, const char *pat, const char *m)
 static const char *ignored_by(const nv_scheme *s, enum nv_naming nm, const char *m)
 {
     const cJSON *e;
-    cJSON_ArrayForEach(e, s->ignore)
+    int n = 0;
+    cJSON_ArrayForEach(e, s->ignore) {
+        if (n++ == NV_IGNORE_MAX_ENTRIES) break;
         if (cJSON_IsString(e) && ignore_matches(nm, e->valuestring, m)) return e->valuestring;
+    }
     return NULL;
 }
 
