@@ -30,6 +30,14 @@ static void remove_file(const char *name)
     unlink(path);
 }
 
+static void cleanup(void)
+{
+    remove_file("config.json");
+    remove_file("hf_quant_config.json");
+    remove_file("model.safetensors");
+    rmdir(g_dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!g_dir[0]) {
         snprintf(g_dir, sizeof g_dir, "/tmp/pc-fuzz-nvfp4-XXXXXX");
         if (!mkdtemp(g_dir)) abort();
+        atexit(cleanup);
     }
     if (size < 1) return 0;
     remove_file("config.json");
