@@ -53,7 +53,7 @@ static void test_dequant_random(void)
     for (int t = 0; t < 200; t++) {
         size_t rows = 1 + rnd() % 9, cols = 16 * (1 + rnd() % 7), n = rows * cols, g = n / 16;
         uint8_t *codes = malloc(n);
-        float *s = malloc(g * sizeof *s), *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        float *s = malloc(g * sizeof *s), *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
         for (size_t i = 0; i < n; i++) codes[i] = (uint8_t)(rnd() & 0xff); /* high bits must be ignored */
         for (size_t i = 0; i < g; i++) {
             uint32_t u = (rnd() & 0x7fffffu) | ((uint32_t)(100 + rnd() % 50) << 23);
@@ -61,11 +61,13 @@ static void test_dequant_random(void)
         }
         pc_nvfp4_dequant_ref(codes, rows, cols, s, a);
         pc_nvfp4_dequant_fast(codes, rows, cols, s, b);
+        pc_nvfp4_dequant_fast_scalar(codes, rows, cols, s, c);
         CHECK(!memcmp(a, b, n * sizeof *a), "fast dequant differs from the oracle (%zu x %zu)", rows, cols);
+        CHECK(!memcmp(a, c, n * sizeof *a), "scalar fast dequant differs from the oracle (%zu x %zu)", rows, cols);
         size_t i = rnd() % n;
         float want = pc_e2m1_value(codes[i] & 15) * s[(i / cols) * (cols / 16) + (i % cols) / 16];
         CHECK(bits(a[i]) == bits(want), "oracle element %zu", i);
-        free(codes); free(s); free(a); free(b);
+        free(codes); free(s); free(a); free(b); free(c);
     }
 }
 

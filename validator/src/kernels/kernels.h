@@ -27,6 +27,8 @@ float pc_e2m1_value(uint8_t code);
  * cols is a multiple of 16; codes and out hold rows*cols entries, group_scale rows*cols/16. */
 void pc_nvfp4_dequant_ref(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
 void pc_nvfp4_dequant_fast(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
+/* The fast path's portable branch (pc_nvfp4_dequant_fast picks AVX2 when the CPU has it), for tests. */
+void pc_nvfp4_dequant_fast_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
 
 /* Which fast implementation runs here ("scalar", "avx2", ...), for bench and reports. */
 const char *pc_kernels_name(void);

@@ -55,3 +55,8 @@ void pc_nvfp4_dequant_fast(const uint8_t *codes, size_t rows, size_t cols, const
 #endif
     dequant_scalar(codes, ngroups, group_scale, out);
 }
+
+void pc_nvfp4_dequant_fast_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
+{
+    dequant_scalar(codes, rows * (cols / 16), group_scale, out);
+}
