@@ -365,6 +365,10 @@ def pass_cases(out, dirs, sources):
                  notes="all 16 E2M1 codes appear (q_proj rows 0-1); bf16 embed_tokens / lm_head / norms stay unpacked; "
                        "K/16 = 2 (attention, gate/up) and 3 (down_proj)",
                  extra={"library_check": library_check(d)})
+    # config.json's quantization_config (quant_method modelopt) alone names the scheme.
+    out.case(FAMILY, "modelopt-config-json-only", source=f"{sources['mo']}; hf_quant_config.json removed", verdict="pass",
+             layout="nvfp4-modelopt", files=variant(dirs["mo"], drop_files=("hf_quant_config.json",)), modules=pins(dirs["mo"]),
+             rules=["NV-008", "NV-009", "NV-010"])
     # No config at all: the tensor-name fingerprints alone (FORMATS.md 1.2) name the layout.
     for key, name, layout in (("mo", "modelopt-file-only", "nvfp4-modelopt"), ("ct", "ct-file-only", "nvfp4-ct")):
         with open(os.path.join(dirs[key], "model.safetensors"), "rb") as f:
