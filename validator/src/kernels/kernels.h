@@ -30,6 +30,30 @@ void pc_nvfp4_dequant_fast(const uint8_t *codes, size_t rows, size_t cols, const
 /* The fast path's portable branch (pc_nvfp4_dequant_fast picks AVX2 when the CPU has it), for tests. */
 void pc_nvfp4_dequant_fast_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
 
+/* GPTQ qweight (FORMATS.md 5.1-5.2): src is the I32 tensor [K*b/32, N], row-major, little-endian
+ * words; each column n is one LE bit stream running down the rows, field k at stream bit k*b (3-bit
+ * fields straddle words). out receives the codes in the stored orientation [K, N], row-major.
+ * b is 2, 3, 4 or 8 and K is a multiple of 32. The qzeros rows are plain LE streams: decode them
+ * with pc_stream_unpack_*. */
+void pc_gptq_unpack_ref(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
+void pc_gptq_unpack_fast(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
+
+/* AWQ GEMM (FORMATS.md 6.1): src is the I32 tensor [rows, N/8], row-major, little-endian words;
+ * nibble i (bits 4i..4i+3) of word [r, c] holds column 8c + ORDER[i], ORDER = 0,2,4,6,1,3,5,7.
+ * out receives [rows, N] codes (unsigned, no offset) in the stored orientation. N is a multiple
+ * of 8. Used for qweight (rows = K) and qzeros (rows = K / group_size) alike. */
+void pc_awq_unpack_ref(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
+void pc_awq_unpack_fast(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
+
+/* GGUF Q4_0 blocks (FORMATS.md 7.5): 18 bytes each, fp16 d (LE) then 16 bytes where byte j holds
+ * element j in its low nibble and element j+16 in its high nibble. Decodes nblocks blocks into
+ * codes[32*nblocks] (the nibble as stored) and weights[32*nblocks] = f32(q - 8) * f32(d); either
+ * output may be NULL. src holds at least 18*nblocks bytes. */
+void pc_q4_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+typedef void (*pc_q4_0_fn)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+static inline pc_q4_0_fn pc_q4_0_fn_for(pc_impl impl) { return impl == PC_IMPL_REF ? pc_q4_0_decode_ref : pc_q4_0_decode_fast; }
+
 /* Which fast implementation runs here ("scalar", "avx2", ...), for bench and reports. */
 const char *pc_kernels_name(void);
 
@@ -38,6 +62,10 @@ typedef void (*pc_unpack_fn)(const uint8_t *src, unsigned b, size_t count, uint8
 static inline pc_unpack_fn pc_stream_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_stream_unpack_ref : pc_stream_unpack_fast; }
 typedef void (*pc_nvfp4_dequant_fn)(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
 static inline pc_nvfp4_dequant_fn pc_nvfp4_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_nvfp4_dequant_ref : pc_nvfp4_dequant_fast; }
+typedef void (*pc_gptq_fn)(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
+typedef void (*pc_awq_fn)(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
+static inline pc_gptq_fn pc_gptq_unpack_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_gptq_unpack_ref : pc_gptq_unpack_fast; }
+static inline pc_awq_fn pc_awq_unpack_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_awq_unpack_ref : pc_awq_unpack_fast; }
 static inline pc_unpack_fn pc_wordalign_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_wordalign_unpack_ref : pc_wordalign_unpack_fast; }
 
 #endif
