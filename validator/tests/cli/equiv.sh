@@ -6,9 +6,18 @@ ncases=0
 for ej in "$SRC"/fixtures/*/*/expect.json; do
     grep -q '"equiv": {' "$ej" || continue
     dir=$(dirname "$ej")
-    block=$(sed -n '/"equiv": {/,/}/p' "$ej")
-    field() { printf '%s\n' "$block" | sed -n "s/.*\"$1\": \"\\([^\"]*\\)\".*/\\1/p" | head -1; }
+    # The block is a top-level key (two-space indent); its own fields sit at four spaces. Two spellings:
+    # {source, target, verdict, rule} and the GPTQ/AWQ pairs' {a, b, equal}.
+    block=$(sed -n '/^  "equiv": {/,/^  }/p' "$ej")
+    field() { printf '%s\n' "$block" | sed -n "s/^    \"$1\": \"\([^\"]*\)\".*/\1/p" | head -1; }
     verdict=$(field verdict) rule=$(field rule) src=$(field source) dst=$(field target) tol=$(field tolerance)
+    [ -n "$src" ] || src=$(field a)
+    [ -n "$dst" ] || dst=$(field b)
+    if [ -z "$verdict" ]; then
+        case $(printf '%s\n' "$block" | sed -n 's/^    "equal": \([a-z]*\).*/\1/p') in
+            true) verdict=equal ;; false) verdict=differ ;;
+        esac
+    fi
     set -- "$PC" equiv "$dir/$src" "$dir/$dst" --report json:"$TMP/eq.json" --report md:"$TMP/eq.md"
     [ -n "$tol" ] && set -- "$@" --tolerance "$tol"
     ncases=$((ncases + 1))
