@@ -261,8 +261,8 @@ static bool claims(const pc_input *in, const nv_scheme *s, enum nv_naming nm, co
 static bool check_global(const pc_tensor *t, const char *what, float *v, pc_ctx *cx)
 {
     if (t->dtype != PC_DT_F32 || !(t->ndim == 0 || (t->ndim == 1 && t->shape[0] == 1))) {
-        pc_report(cx, "NV-004", t->name, (int64_t)t->offset, "%s is %s of rank %d, not F32 of shape [] or [1]", what,
-                  pc_dtype_name(t->dtype), t->ndim);
+        pc_report(cx, "NV-004", t->name, (int64_t)t->offset, "%s is %s of rank %d (first dim %llu), not F32 of shape [] or [1]", what,
+                  pc_dtype_name(t->dtype), t->ndim, (unsigned long long)(t->ndim ? t->shape[0] : 0));
         return false;
     }
     uint8_t b[4];
@@ -369,7 +369,7 @@ static void check_module(pc_input *in, const nv_scheme *s, enum nv_naming nm, co
     }
     if (is && !check_global(is, k_iscale[nm], &v, cx)) ok = false;
     if (!is && s->needs_input_scale) {
-        pc_report(cx, "NV-010", prefix, -1, "%s.%s is missing, but the config quantizes input activations statically", prefix, k_iscale[nm]);
+        pc_report(cx, "NV-010", prefix, -1, "%s.%s is missing, but the config's input activations are not fully dynamic", prefix, k_iscale[nm]);
         ok = false;
     }
     if (!ok) return;
