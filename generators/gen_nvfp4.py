@@ -582,6 +582,13 @@ def equiv_cases(out, dirs, sources):
     def global_zero(t):
         t[_first(t, "down_proj.weight_global_scale")] = torch.tensor(0.0)
 
+    def not_converted(t):
+        p = _first(t, "down_proj.weight_packed")[: -len(".weight_packed")]
+        for k in [k for k in t if k.startswith(p + ".")]:
+            del t[k]
+        for k in [k for k in mo if k.startswith(p + ".")]:
+            t[k] = mo[k].clone()
+
     def code_changed(t):
         k = _first(t, "up_proj.weight_packed")
         b = t[k].clone()
@@ -619,6 +626,8 @@ def equiv_cases(out, dirs, sources):
          "target: bf16 embed_tokens.weight renamed to weight_packed"),
         ("equiv-converter-global-zero", "mo", variant(dirs["conv"], global_zero), "differ", "NV-006",
          "target: down_proj.weight_global_scale = 0"),
+        ("equiv-converter-module-not-converted", "mo", variant(dirs["conv"], not_converted), "differ", "CT-005",
+         "target: down_proj left with its ModelOpt names and scales (a converter whose targets missed it)"),
         ("equiv-ct-code-changed", "ct", variant(dirs["ct"], code_changed), "differ", "EQ-002",
          "target: one up_proj code changed (bit 0 of byte [3, 5])"),
         ("equiv-ct-global-one-ulp", "ct", variant(dirs["ct"], global_ulp), "differ", "EQ-003",

@@ -194,17 +194,26 @@ static void ct005_module(eq_run *r, const char *prefix, int mo)
     }
 }
 
-static int side_with_layout(const eq_run *r, const char *layout)
+static bool has_layout(const pc_input *in, const char *layout)
+{
+    for (size_t i = 0; i < in->nlayouts; i++)
+        if (!strcmp(in->layouts[i], layout)) return true;
+    return false;
+}
+
+/* The side holding ModelOpt NVFP4 names when the other holds compressed-tensors NVFP4 names (all of
+ * them, or some: a partly converted checkpoint is "mixed"); -1 when the pair is not a naming pair. */
+static int naming_pair_mo_side(const eq_run *r)
 {
     for (int i = 0; i < 2; i++)
-        if (!strcmp(pc_input_format(r->s[i].in), layout)) return i;
+        if (!strcmp(pc_input_format(r->s[i].in), "nvfp4-modelopt") && has_layout(r->s[1 - i].in, "nvfp4-ct")) return i;
     return -1;
 }
 
 static void check_ct005(eq_run *r)
 {
-    int mo = side_with_layout(r, "nvfp4-modelopt"), ct = side_with_layout(r, "nvfp4-ct");
-    if (mo < 0 || ct < 0 || mo == ct) return;
+    int mo = naming_pair_mo_side(r);
+    if (mo < 0) return;
     pc_eval(&r->ecx, "CT-005");
     const pc_input *in = r->s[mo].in;
     for (size_t i = 0; i < in->nmodules && !r->ecx.io_error; i++) ct005_module(r, in->modules[i].prefix, mo);
@@ -470,9 +479,7 @@ cJSON *pc_equiv_run(const char *source, const char *target, const pc_tolerance *
     bool ok0 = open_side(&r.s[0], profile), ok1 = open_side(&r.s[1], profile);
     r.tol = *tol;
     if (ok0 && ok1) {
-        bool naming_pair = side_with_layout(&r, "nvfp4-modelopt") >= 0 && side_with_layout(&r, "nvfp4-ct") >= 0 &&
-                           strcmp(pc_input_format(r.s[0].in), pc_input_format(r.s[1].in));
-        if (!tol->given && naming_pair) r.tol = (pc_tolerance){PC_TOL_ULP, PC_EQUIV_NAMING_PAIR_ULP, false};
+        if (!tol->given && naming_pair_mo_side(&r) >= 0) r.tol = (pc_tolerance){PC_TOL_ULP, PC_EQUIV_NAMING_PAIR_ULP, false};
         for (int i = 0; i < 2; i++) if (pc_rejected(&r.s[i].cx)) forward_rejection(&r, &r.s[i]);
         if (!pc_rejected(&r.ecx)) {
             check_ct005(&r);
