@@ -22,6 +22,8 @@ import copy
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -33,15 +35,19 @@ E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float32)
 TARGETS = [r"re:.*mlp.*\.(gate_up|gate|up|down)_proj$", r"re:.*self_attn.*\.(q|k|v|o)_proj$"]
 
 
+VENV = os.environ.get("PCGEN_VENV_MODELOPT", "/work/venvs/modelopt")
+
+
 class NeedsVenv(RuntimeError):
     pass
 
 
-def _libs():
+def _have_modelopt():
     try:
         import modelopt  # noqa: F401
-    except ImportError as e:  # pragma: no cover
-        raise NeedsVenv("gen_nvfp4 needs the modelopt venv (generators/requirements-modelopt.txt)") from e
+        return True
+    except ImportError:
+        return False
 
 
 # ---------------------------------------------------------------- the model and its weights
@@ -312,7 +318,24 @@ def nested(files, sub):
 # ---------------------------------------------------------------- the cases
 
 def generate(out):
-    _libs()
+    """Runs here when this interpreter has ModelOpt; otherwise re-runs itself in the modelopt venv
+    (PCGEN_VENV_MODELOPT, default /work/venvs/modelopt), writing into the same corpus folder, as
+    gen_ct_legacy does. Without that venv: NeedsVenv (regen.py skips this generator)."""
+    if _have_modelopt():
+        return _generate(out)
+    py = os.path.join(VENV, "bin", "python")
+    if not os.path.exists(py):
+        raise NeedsVenv(f"gen_nvfp4 needs nvidia-modelopt: no venv at {VENV} (generators/requirements-modelopt.txt)")
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([py, os.path.abspath(__file__), out.root], cwd=here, capture_output=True, text=True)
+    if r.returncode:
+        sys.stderr.write(r.stderr)
+        raise RuntimeError(f"gen_nvfp4: the modelopt venv at {VENV} failed")
+    for cid in json.loads(r.stdout.strip().splitlines()[-1]):
+        out.ids.add(cid)
+
+
+def _generate(out):
     import compressed_tensors
     import modelopt
     import torch
@@ -648,3 +671,11 @@ def equiv_cases(out, dirs, sources):
         out.case(FAMILY, name, verdict="pass", layout=layout, input="source", files=files, modules=pins(dirs[src]),
                  source=(conv_src if "converter" in name else f"source = {sources[src]}") + f"; {what}",
                  extra={"equiv": {"source": "source", "target": "target", "verdict": verdict, "rule": rule}})
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from pcgen.corpus import Corpus
+    c = Corpus(sys.argv[1])
+    _generate(c)
+    print(json.dumps(sorted(c.ids)))
