@@ -46,4 +46,10 @@ expect_rc 1 "converter output, --tolerance exact" -- "$PC" equiv --tolerance exa
 expect_grep "^first difference: EQ-003 " "$TMP/out" "exact weights differ by the reciprocal's rounding"
 expect_rc 0 "converter output, reverse direction" -- "$PC" equiv "$C/target" "$C/source"
 expect_rc 0 "abs tolerance" -- "$PC" equiv --tolerance abs:1e-3 "$C/source" "$C/target"
+# Across layouts: compressed-tensors 0.17.1 (word-aligned) and 0.20.1 (dense) wrote the same probes.
+for b in 3 4 5 6 7; do
+    L=$SRC/fixtures/ct/legacy-b$b-probes D=$SRC/fixtures/ct/dense-b$b-probes
+    [ -d "$L" ] && [ -d "$D" ] || continue
+    expect_rc 0 "ct-legacy vs ct-dense $b-bit probes" -- "$PC" equiv "$L" "$D"
+done
 finish
