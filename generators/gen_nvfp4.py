@@ -98,6 +98,18 @@ def modelopt_export(model, out_dir):
     export_hf_checkpoint(m, export_dir=out_dir)
 
 
+def modelopt_mixed_export(model, out_dir):
+    """NVFP4 for the MLP, FP8 for attention: ModelOpt writes quant_algo MIXED_PRECISION with
+    quantized_layers, and FP8 weights (F8_E4M3 weight, F32 weight_scale) that are not NVFP4."""
+    import modelopt.torch.quantization as mtq
+    from modelopt.torch.export import export_hf_checkpoint
+    cfg = copy.deepcopy(mtq.NVFP4_DEFAULT_CFG)
+    cfg["quant_cfg"] += [{"quantizer_name": "*self_attn*weight_quantizer", "cfg": {"num_bits": (4, 3), "axis": None}},
+                         {"quantizer_name": "*self_attn*input_quantizer", "cfg": {"num_bits": (4, 3), "axis": None}}]
+    m = mtq.quantize(model, cfg, calib_loop)
+    export_hf_checkpoint(m, export_dir=out_dir)
+
+
 def ct_compress(model, config_src_dir, out_dir):
     """compressed-tensors NVFP4 names for every Linear but lm_head, from the bf16 weights."""
     import torch
@@ -346,12 +358,15 @@ def _generate(out):
         model = tiny_model()
         bf16 = copy.deepcopy(model)
         bf16_2 = copy.deepcopy(model)
+        bf16_3 = copy.deepcopy(model)
         modelopt_export(model, mo_dir)
         os.makedirs(ct_dir)
         ct_compress(bf16, mo_dir, ct_dir)
         for fn in ("generation_config.json",):
             shutil.copy(os.path.join(mo_dir, fn), os.path.join(ct_dir, fn))
         convert(mo_dir, conv_dir)
+        mixed_dir = os.path.join(work, "mixed")
+        modelopt_mixed_export(bf16_3, mixed_dir)
         requant_dir = os.path.join(work, "requant")
         ct_requantize_with_modelopt_scales(bf16_2, mo_dir, requant_dir)
         ties = requant_finding(bf16_2, mo_dir, requant_dir)
@@ -361,7 +376,9 @@ def _generate(out):
             "conv": f"{versions}: convert_checkpoint(ModelOptNvfp4Converter(targets={TARGETS}, ignore=['lm_head'])) of the ModelOpt export",
             "requant": f"{versions}: NVFP4PackedCompressor.compress of the same bf16 weights given ModelOpt's block scales and 1/weight_scale_2, 1/input_scale",
         }
-        dirs = {"mo": mo_dir, "ct": ct_dir, "conv": conv_dir, "requant": requant_dir}
+        dirs = {"mo": mo_dir, "ct": ct_dir, "conv": conv_dir, "requant": requant_dir, "mixed": mixed_dir}
+        sources["mixed"] = (f"{versions}: mtq.quantize(NVFP4_DEFAULT_CFG with FP8 for *self_attn* quantizers) + "
+                            f"export_hf_checkpoint of the same seeded Llama: quant_algo MIXED_PRECISION")
         sources["ties"] = ties
         sources["modelopt_version"] = modelopt.__version__
         pass_cases(out, dirs, sources)
@@ -388,6 +405,10 @@ def pass_cases(out, dirs, sources):
                  notes="all 16 E2M1 codes appear (q_proj rows 0-1); bf16 embed_tokens / lm_head / norms stay unpacked; "
                        "K/16 = 2 (attention, gate/up) and 3 (down_proj)",
                  extra={"library_check": library_check(d)})
+    out.case(FAMILY, "modelopt-mixed-precision", source=sources["mixed"], verdict="pass", layout="nvfp4-modelopt",
+             files=files_of(dirs["mixed"]), modules=pins(dirs["mixed"]), rules=["NV-001", "NV-003", "NV-008"],
+             notes="the FP8 attention layers (F8_E4M3 weight, F32 weight_scale) are not NVFP4 and stay out of the logical view",
+             extra={"library_check": library_check(dirs["mixed"])})
     # config.json's quantization_config (quant_method modelopt) alone names the scheme.
     out.case(FAMILY, "modelopt-config-json-only", source=f"{sources['mo']}; hf_quant_config.json removed", verdict="pass",
              layout="nvfp4-modelopt", files=variant(dirs["mo"], drop_files=("hf_quant_config.json",)), modules=pins(dirs["mo"]),

@@ -122,11 +122,21 @@ static const cJSON *mo_quant(const pc_input *in, bool *from_hf)
 
 static bool mo_algo_is_nvfp4(const char *a) { return !strcmp(a, "NVFP4") || !strcmp(a, "W4A16_NVFP4"); }
 
+/* quant_algo MIXED_PRECISION lists each layer's algorithm under quantized_layers. */
+static bool mo_mixed_has_nvfp4(const cJSON *q)
+{
+    const cJSON *l;
+    if (strcmp(jstr(q, "quant_algo"), "MIXED_PRECISION")) return false;
+    cJSON_ArrayForEach(l, jobj(q, "quantized_layers"))
+        if (cJSON_IsObject(l) && mo_algo_is_nvfp4(jstr(l, "quant_algo"))) return true;
+    return false;
+}
+
 static void mo_scheme(const pc_input *in, nv_scheme *s)
 {
     bool from_hf = false;
     const cJSON *q = mo_quant(in, &from_hf);
-    if (!q || !mo_algo_is_nvfp4(jstr(q, "quant_algo"))) return;
+    if (!q || (!mo_algo_is_nvfp4(jstr(q, "quant_algo")) && !mo_mixed_has_nvfp4(q))) return;
     s->configured = true;
     s->needs_input_scale = !strcmp(jstr(q, "quant_algo"), "NVFP4");
     s->ignore = jarr(q, from_hf ? "exclude_modules" : "ignore");
@@ -163,6 +173,13 @@ static void check_mo_config(const pc_input *in, pc_ctx *cx)
     const cJSON *q = mo_quant(in, &from_hf), *g;
     if (!q) return;
     pc_eval(cx, "NV-008");
+    if (!strcmp(jstr(q, "quant_algo"), "MIXED_PRECISION")) {
+        const cJSON *l;
+        cJSON_ArrayForEach(l, jobj(q, "quantized_layers"))
+            if (cJSON_IsObject(l) && mo_algo_is_nvfp4(jstr(l, "quant_algo")))
+                check_mo_group_size(cx, cJSON_GetObjectItemCaseSensitive(l, "group_size"), "quantized_layers group_size");
+        return;
+    }
     if (!mo_algo_is_nvfp4(jstr(q, "quant_algo"))) {
         pc_report(cx, "NV-008", from_hf ? "hf_quant_config.json" : "config.json", -1,
                   "quant_algo \"%s\" is not NVFP4, yet the tensors carry NVFP4 names", jstr(q, "quant_algo"));
