@@ -400,6 +400,44 @@ static cJSON *first_difference(const pc_ctx *cx)
     return NULL;
 }
 
+static cJSON *result_json(const char *rule, pc_status st, const char *tensor, int64_t offset, const char *msg)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "rule", rule);
+    cJSON_AddStringToObject(e, "status", pc_status_name(st));
+    cJSON_AddStringToObject(e, "tensor", tensor);
+    if (offset >= 0) cJSON_AddNumberToObject(e, "offset", (double)offset);
+    cJSON_AddStringToObject(e, "message", msg);
+    return e;
+}
+
+/* The pair as one more report input: its CT-005 and EQ-* results, and any other rule it failed by
+ * (a side's rejection), in catalogue order. */
+static cJSON *pair_input_json(const eq_run *r, int verdict)
+{
+    char *label = pc_asprintf("equiv %s -> %s", r->s[0].path, r->s[1].path);
+    cJSON *pair = cJSON_CreateObject();
+    cJSON_AddStringToObject(pair, "path", label ? label : "equiv");
+    free(label);
+    cJSON_AddStringToObject(pair, "format", "equiv");
+    cJSON_AddStringToObject(pair, "verdict", verdict == PC_EQUIV_EQUAL ? "pass" : verdict == PC_EQUIV_DIFFER ? "reject" : "error");
+    cJSON *res = cJSON_AddArrayToObject(pair, "results");
+    for (size_t i = 0; i < pc_rule_count(); i++) {
+        const pc_rule *rule = pc_rule_at(i);
+        pc_status st = pc_rule_status(&r->ecx, rule);
+        if (strcmp(rule->family, "EQ") && strcmp(rule->id, "CT-005") && st != PC_STATUS_FAIL) continue;
+        bool any = false;
+        for (size_t k = 0; k < r->ecx.nfindings; k++) {
+            const pc_finding *f = &r->ecx.findings[k];
+            if (f->rule != rule) continue;
+            cJSON_AddItemToArray(res, result_json(rule->id, f->status, f->tensor, f->offset, f->message));
+            any = true;
+        }
+        if (!any) cJSON_AddItemToArray(res, result_json(rule->id, st, "", -1, ""));
+    }
+    return pair;
+}
+
 static cJSON *build_doc(eq_run *r, int verdict)
 {
     static const char *const names[] = {"equal", "differ", "error"};
@@ -423,47 +461,13 @@ static cJSON *build_doc(eq_run *r, int verdict)
     }
     cJSON_AddItemToObject(doc, "modules", r->modules);
     r->modules = NULL;
-    /* "inputs": both sides, then the pair itself as one more entry, so every report writer (which
-     * renders inputs) shows the equivalence rules too. */
+    /* "inputs": both sides as validate reports them, then the pair, so every writer renders it. */
     cJSON *inputs = cJSON_AddArrayToObject(doc, "inputs");
     for (int i = 0; i < 2; i++) {
         pc_result res = {r->s[i].path, r->s[i].in, &r->s[i].cx};
         cJSON_AddItemToArray(inputs, pc_report_input_json(&res));
     }
-    char *label = pc_asprintf("equiv %s -> %s", r->s[0].path, r->s[1].path);
-    cJSON *pair = cJSON_CreateObject();
-    cJSON_AddStringToObject(pair, "path", label ? label : "equiv");
-    free(label);
-    cJSON_AddStringToObject(pair, "format", "equiv");
-    cJSON_AddStringToObject(pair, "verdict", verdict == PC_EQUIV_EQUAL ? "pass" : verdict == PC_EQUIV_DIFFER ? "reject" : "error");
-    cJSON *res = cJSON_AddArrayToObject(pair, "results");
-    for (size_t i = 0; i < pc_rule_count(); i++) {
-        const pc_rule *rule = pc_rule_at(i);
-        pc_status st = pc_rule_status(&r->ecx, rule);
-        if (strcmp(rule->family, "EQ") && strcmp(rule->id, "CT-005") && st != PC_STATUS_FAIL) continue;
-        bool any = false;
-        for (size_t k = 0; k < r->ecx.nfindings; k++) {
-            const pc_finding *f = &r->ecx.findings[k];
-            if (f->rule != rule) continue;
-            cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "rule", rule->id);
-            cJSON_AddStringToObject(e, "status", pc_status_name(f->status));
-            cJSON_AddStringToObject(e, "tensor", f->tensor);
-            if (f->offset >= 0) cJSON_AddNumberToObject(e, "offset", (double)f->offset);
-            cJSON_AddStringToObject(e, "message", f->message);
-            cJSON_AddItemToArray(res, e);
-            any = true;
-        }
-        if (!any) {
-            cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "rule", rule->id);
-            cJSON_AddStringToObject(e, "status", pc_status_name(st));
-            cJSON_AddStringToObject(e, "tensor", "");
-            cJSON_AddStringToObject(e, "message", "");
-            cJSON_AddItemToArray(res, e);
-        }
-    }
-    cJSON_AddItemToArray(inputs, pair);
+    cJSON_AddItemToArray(inputs, pair_input_json(r, verdict));
     return doc;
 }
 
