@@ -110,6 +110,26 @@ def modelopt_mixed_export(model, out_dir):
     export_hf_checkpoint(m, export_dir=out_dir)
 
 
+def modelopt_moe_export(out_dir):
+    """A 2-expert Mixtral: transformers 5 fuses the experts into 3-D parameters, ModelOpt's export writes
+    them back per expert (block_sparse_moe.experts.E.w1/w2/w3), each a 2-D NVFP4 weight."""
+    import modelopt.torch.quantization as mtq
+    import torch
+    from modelopt.torch.export import export_hf_checkpoint
+    from transformers import MixtralConfig, MixtralForCausalLM
+    torch.manual_seed(3)
+    cfg = MixtralConfig(vocab_size=32, hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2,
+                        num_key_value_heads=2, num_local_experts=2, num_experts_per_tok=1, max_position_embeddings=16,
+                        architectures=["MixtralForCausalLM"])
+    m = MixtralForCausalLM(cfg).to(torch.bfloat16).eval()
+
+    def loop(mm):
+        g = torch.Generator().manual_seed(4)
+        for _ in range(4):
+            mm(torch.randint(0, 32, (1, 16), generator=g))
+    export_hf_checkpoint(mtq.quantize(m, mtq.NVFP4_DEFAULT_CFG, loop), export_dir=out_dir)
+
+
 def ct_compress(model, config_src_dir, out_dir):
     """compressed-tensors NVFP4 names for every Linear but lm_head, from the bf16 weights."""
     import torch
@@ -365,6 +385,8 @@ def _generate(out):
         for fn in ("generation_config.json",):
             shutil.copy(os.path.join(mo_dir, fn), os.path.join(ct_dir, fn))
         convert(mo_dir, conv_dir)
+        moe_dir = os.path.join(work, "moe")
+        modelopt_moe_export(moe_dir)
         mixed_dir = os.path.join(work, "mixed")
         modelopt_mixed_export(bf16_3, mixed_dir)
         requant_dir = os.path.join(work, "requant")
@@ -376,7 +398,7 @@ def _generate(out):
             "conv": f"{versions}: convert_checkpoint(ModelOptNvfp4Converter(targets={TARGETS}, ignore=['lm_head'])) of the ModelOpt export",
             "requant": f"{versions}: NVFP4PackedCompressor.compress of the same bf16 weights given ModelOpt's block scales and 1/weight_scale_2, 1/input_scale",
         }
-        dirs = {"mo": mo_dir, "ct": ct_dir, "conv": conv_dir, "requant": requant_dir, "mixed": mixed_dir}
+        dirs = {"mo": mo_dir, "ct": ct_dir, "conv": conv_dir, "requant": requant_dir, "mixed": mixed_dir, "moe": moe_dir}
         sources["mixed"] = (f"{versions}: mtq.quantize(NVFP4_DEFAULT_CFG with FP8 for *self_attn* quantizers) + "
                             f"export_hf_checkpoint of the same seeded Llama: quant_algo MIXED_PRECISION")
         sources["ties"] = ties
@@ -405,6 +427,11 @@ def pass_cases(out, dirs, sources):
                  notes="all 16 E2M1 codes appear (q_proj rows 0-1); bf16 embed_tokens / lm_head / norms stay unpacked; "
                        "K/16 = 2 (attention, gate/up) and 3 (down_proj)",
                  extra={"library_check": library_check(d)})
+    out.case(FAMILY, "modelopt-moe-export", verdict="pass", layout="nvfp4-modelopt", files=files_of(dirs["moe"]),
+             modules=pins(dirs["moe"]), rules=["NV-001", "NV-002", "NV-003", "NV-004", "NV-010"],
+             source=f"{sources['mo'].split(':')[0]}: mtq.quantize(NVFP4_DEFAULT_CFG) + export_hf_checkpoint of a seeded "
+                    f"2-expert Mixtral (fused 3-D experts in transformers, exported per expert by ModelOpt)",
+             extra={"library_check": library_check(dirs["moe"])})
     out.case(FAMILY, "modelopt-mixed-precision", source=sources["mixed"], verdict="pass", layout="nvfp4-modelopt",
              files=files_of(dirs["mixed"]), modules=pins(dirs["mixed"]), rules=["NV-001", "NV-003", "NV-008"],
              notes="the FP8 attention layers (F8_E4M3 weight, F32 weight_scale) are not NVFP4 and stay out of the logical view",
