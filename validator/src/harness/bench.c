@@ -70,6 +70,22 @@ static void q4_fill(uint8_t *src, size_t n)
 static void q4_codes_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, c->out, NULL); }
 static void q4_f32_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, NULL, c->out); }
 
+/* NVFP4 -> f32: codes (one per byte) and one f32 scale per 16, as the module hands them over. */
+static size_t nvfp4_f32_in(unsigned b, size_t n) { (void)b; return n + n / 16 * 4; }
+static void nvfp4_fill(uint8_t *src, size_t n)
+{
+    size_t count = n / 5 * 4; /* n = count + count/4 */
+    for (size_t g = 0; g < count / 16; g++) {
+        float s = 0.25f + (float)(g % 7) * 0.125f;
+        memcpy(src + count + 4 * g, &s, 4);
+    }
+}
+static void nvfp4_f32_run(const bench_case *c, pc_impl impl)
+{
+    /* the scales follow the codes in src (4-aligned: count is a multiple of 64) */
+    pc_nvfp4_dequant(impl)(c->src, c->count / 16, 16, (const float *)(const void *)(c->src + c->count), c->out);
+}
+
 #define CT_DENSE(bits, tm, tr) {"ct-dense-" #bits, "stream", bits, 1, stream_in, stream_run, tm, tr, 0, NULL}
 #define CT_LEGACY(bits, tm) {"ct-legacy-" #bits, "wordalign", bits, 1, word_in, word_run, tm, 0, 0, NULL}
 #define GPTQ(bits) {"gptq-" #bits, "gptq", bits, 1, gptq_in, gptq_run, 0.50, 0, 32 * GPTQ_N, NULL}
@@ -83,6 +99,7 @@ static const bench_entry k_entries[] = {
     {"q4_0", "q4_0", 4, 1, q4_in, q4_codes_run, 0.90, 100, 32, q4_fill},
     {"q4_0-f32", "q4_0", 4, 4, q4_in, q4_f32_run, 0.50, 0, 32, q4_fill}, /* GB/s of f32 output */
     {"nvfp4", "stream", 4, 1, stream_in, stream_run, 0.90, 100, 0, NULL}, /* E2M1 codes: the 4-bit stream */
+    {"nvfp4-f32", "nvfp4", 4, 4, nvfp4_f32_in, nvfp4_f32_run, 0.50, 0, 64, nvfp4_fill}, /* GB/s of f32 output */
 };
 
 /* ------------------------------------------------------------------------------------------------

@@ -128,3 +128,9 @@ void pc_q4_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
     const pc_kernel_set *s = pc_kernels_active();
     (s->q4_0 ? s->q4_0 : pc_kernels_scalar.q4_0)(src, nblocks, codes, weights);
 }
+
+void pc_nvfp4_dequant_fast(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
+{
+    const pc_kernel_set *s = pc_kernels_active();
+    (s->nvfp4_dequant ? s->nvfp4_dequant : pc_kernels_scalar.nvfp4_dequant)(codes, rows, cols, group_scale, out);
+}

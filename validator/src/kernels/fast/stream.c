@@ -108,4 +108,5 @@ const pc_kernel_set pc_kernels_scalar = {
     .gptq = pc_gptq_unpack_scalar,
     .awq = pc_awq_unpack_scalar,
     .q4_0 = pc_q4_0_decode_scalar,
+    .nvfp4_dequant = pc_nvfp4_dequant_scalar,
 };

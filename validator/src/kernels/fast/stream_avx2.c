@@ -223,6 +223,7 @@ const pc_kernel_set pc_kernels_avx2 = {
     .gptq = pc_gptq_unpack_avx2,
     .awq = pc_awq_unpack_avx2,
     .q4_0 = pc_q4_0_decode_avx2,
+    .nvfp4_dequant = pc_nvfp4_dequant_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */
