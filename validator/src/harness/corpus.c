@@ -230,12 +230,8 @@ static void check_verdict(const pc_case *k, const pc_result *r, cJSON *probs)
  * `packcheck equiv` must reach on them, with the rule of the first difference when they differ. */
 static cJSON *check_equiv(const pc_case *k, const cJSON *eq, pc_profile prof, cJSON *probs)
 {
-    /* Two spellings: {"source", "target", "verdict": "equal"|"differ"} and the GPTQ/AWQ pairs'
-     * {"a", "b", "equal": true|false}. */
-    const cJSON *eqb = cJSON_GetObjectItem(eq, "equal");
-    const char *want = cJSON_IsBool(eqb) ? (cJSON_IsTrue(eqb) ? "equal" : "differ") : pc_json_str(eq, "verdict");
-    const char *a = *pc_json_str(eq, "source") ? pc_json_str(eq, "source") : pc_json_str(eq, "a");
-    const char *b = *pc_json_str(eq, "target") ? pc_json_str(eq, "target") : pc_json_str(eq, "b");
+    const char *want = pc_json_str(eq, "verdict");
+    const char *a = pc_json_str(eq, "source"), *b = pc_json_str(eq, "target");
     const char *rule = pc_json_str(eq, "rule"), *tol_s = pc_json_str(eq, "tolerance");
     pc_tolerance tol = {PC_TOL_EXACT, 0, false};
     if (*tol_s && pc_tolerance_parse(tol_s, &tol)) { problem(probs, NULL, "expect.json: equiv tolerance \"%s\" is malformed", tol_s); return NULL; }
