@@ -9,6 +9,7 @@
  * its two outer dims into the expert dim, [ne3 * ne2, ne1, ne0], which keeps the element order. */
 #include "packcheck.h"
 
+#include "../core/scan.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -49,33 +50,47 @@ static bool check_geometry(const pc_tensor *t, pc_ctx *cx)
     return true;
 }
 
-/* Q40-002: every block's fp16 d is finite (exponent field not all ones). Reads the tensor in
- * chunks; reports the first bad block with its absolute offset and the count. */
-static bool check_scales(const pc_tensor *t, pc_ctx *cx)
+/* Q40-002: every block's fp16 d is finite (exponent field not all ones). The blocks are not read
+ * here: a scan joins the input's one streaming pass (core/scan.h), so the data is read once, in
+ * bounded windows, split across the cores, and hashed in the same pass under --hash. The report
+ * names the first bad block with its absolute offset, and the count. */
+typedef struct d_scan {
+    const pc_tensor *t;
+    uint64_t bad, first;
+    uint16_t d;
+} d_scan;
+
+static int d_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
 {
-    uint8_t *buf = malloc((size_t)Q4_0_CHUNK * Q4_0_BYTES);
-    if (!buf) { cx->oom = true; return false; }
-    uint64_t nblocks = t->nbytes / Q4_0_BYTES, bad = 0, first = 0;
-    bool ok = true;
-    for (uint64_t b = 0; b < nblocks; b += Q4_0_CHUNK) {
-        size_t n = nblocks - b < Q4_0_CHUNK ? (size_t)(nblocks - b) : Q4_0_CHUNK;
-        if (pc_tensor_read(t, b * Q4_0_BYTES, buf, n * Q4_0_BYTES)) {
-            pc_io_error(cx, "%s: cannot read tensor data at byte %llu", t->name, (unsigned long long)(t->offset + b * Q4_0_BYTES));
-            ok = false;
-            break;
+    d_scan *s = arg;
+    for (size_t i = 0; i + Q4_0_BYTES <= n; i += Q4_0_BYTES) {
+        uint16_t d = pc_le16(p + i);
+        if ((d & 0x7c00u) == 0x7c00u && !s->bad++) {
+            s->first = (off + i) / Q4_0_BYTES;
+            s->d = d;
         }
-        for (size_t i = 0; i < n; i++)
-            if ((pc_le16(buf + i * Q4_0_BYTES) & 0x7c00u) == 0x7c00u && !bad++) first = b + i;
     }
-    free(buf);
-    if (bad) {
-        uint64_t at = t->offset + first * Q4_0_BYTES;
-        uint8_t d[2] = {0, 0};
-        (void)pc_tensor_read(t, first * Q4_0_BYTES, d, 2);
-        pc_report(cx, "Q40-002", t->name, (int64_t)at, "block %llu has d = 0x%04x (%s); %llu block(s) in all have a non-finite scale",
-                  (unsigned long long)first, pc_le16(d), (pc_le16(d) & 0x3ffu) ? "NaN" : "inf", (unsigned long long)bad);
-    }
-    return ok && !bad;
+    return 0;
+}
+
+static void d_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
+{
+    (void)complete; /* an incomplete pass is an I/O error on cx already */
+    (void)in;
+    const d_scan *s = arg;
+    if (s->bad)
+        pc_report(cx, "Q40-002", s->t->name, (int64_t)(s->t->offset + s->first * Q4_0_BYTES),
+                  "block %llu has d = 0x%04x (%s); %llu block(s) in all have a non-finite scale", (unsigned long long)s->first,
+                  s->d, (s->d & 0x3ffu) ? "NaN" : "inf", (unsigned long long)s->bad);
+}
+
+static bool check_scales(pc_input *in, const pc_tensor *t, pc_ctx *cx)
+{
+    d_scan *s = calloc(1, sizeof *s);
+    if (!s) { cx->oom = true; return false; }
+    s->t = t;
+    if (pc_scan_add(in, t, 0, t->nbytes, Q4_0_BYTES, d_chunk, d_finish, free, s)) { free(s); cx->oom = true; return false; }
+    return true;
 }
 
 static char *module_prefix(const char *name)
@@ -107,7 +122,7 @@ static void q4_0_check(pc_input *in, pc_ctx *cx)
     for (size_t i = 0; i < in->ntensors; i++) {
         const pc_tensor *t = &in->tensors[i];
         if (!is_q4_0(t)) continue;
-        if (!check_geometry(t, cx) || !check_scales(t, cx)) continue;
+        if (!check_geometry(t, cx) || !check_scales(in, t, cx)) continue;
         char *prefix = module_prefix(t->name);
         if (!prefix) { cx->oom = true; return; }
         bool taken = false;
