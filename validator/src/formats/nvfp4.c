@@ -15,6 +15,7 @@
 #include "packcheck.h"
 
 #include "../core/arith.h"
+#include "../core/scan.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -25,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NV_SCALE_LIMIT (1ull << 28)   /* bytes of one weight_scale we read for NV-005 */
+#define NV_SCALE_LIMIT (1ull << 28)   /* bytes of one weight_scale decode loads (NV-005 streams) */
 #define NV_PACKED_LIMIT (1ull << 29)  /* bytes of one packed weight we decode (2^30 codes) */
 
 extern const pc_format pc_format_nvfp4;
@@ -296,28 +297,49 @@ static bool check_global(const pc_tensor *t, const char *what, float *v, pc_ctx 
     return true;
 }
 
-/* NV-005: every fp8 block scale finite and not negative. */
-static bool check_block_scales(const pc_tensor *t, pc_ctx *cx)
+/* NV-005: every fp8 block scale finite and not negative. The scales are not read here: a scan
+ * joins the input's one streaming pass (core/scan.h: bounded windows, shards in parallel, hashed in
+ * the same pass under --hash) and reports the first offending byte afterwards. */
+typedef struct bs_scan {
+    const pc_tensor *t;
+    bool bad;
+    uint64_t at;
+    uint8_t v;
+} bs_scan;
+
+static int bs_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
 {
-    uint8_t *b = pc_tensor_load(t, NV_SCALE_LIMIT);
-    if (!b) {
-        pc_report(cx, "NV-005", t->name, (int64_t)t->offset, "cannot read %llu bytes of block scales (limit %llu)",
-                  (unsigned long long)t->nbytes, (unsigned long long)NV_SCALE_LIMIT);
-        return false;
-    }
-    bool ok = true;
-    for (uint64_t i = 0; i < t->nbytes && ok; i++) {
-        if ((b[i] & 0x7f) == 0x7f) {
-            pc_report(cx, "NV-005", t->name, (int64_t)(t->offset + i), "block scale %llu is NaN (0x%02x)", (unsigned long long)i, b[i]);
-            ok = false;
-        } else if (b[i] & 0x80) {
-            pc_report(cx, "NV-005", t->name, (int64_t)(t->offset + i), "block scale %llu is negative (0x%02x = %g)",
-                      (unsigned long long)i, b[i], (double)pc_f8e4m3_to_f32(b[i]));
-            ok = false;
+    bs_scan *s = arg;
+    for (size_t i = 0; i < n; i++)
+        if ((p[i] & 0x7f) == 0x7f || (p[i] & 0x80)) {
+            s->bad = true;
+            s->at = off + i;
+            s->v = p[i];
+            return 1; /* the first is reported */
         }
-    }
-    free(b);
-    return ok;
+    return 0;
+}
+
+static void bs_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
+{
+    (void)complete; /* an incomplete pass is an I/O error on cx already */
+    (void)in;
+    const bs_scan *s = arg;
+    if (!s->bad) return;
+    if ((s->v & 0x7f) == 0x7f)
+        pc_report(cx, "NV-005", s->t->name, (int64_t)(s->t->offset + s->at), "block scale %llu is NaN (0x%02x)", (unsigned long long)s->at, s->v);
+    else
+        pc_report(cx, "NV-005", s->t->name, (int64_t)(s->t->offset + s->at), "block scale %llu is negative (0x%02x = %g)",
+                  (unsigned long long)s->at, s->v, (double)pc_f8e4m3_to_f32(s->v));
+}
+
+static bool check_block_scales(pc_input *in, const pc_tensor *t, pc_ctx *cx)
+{
+    bs_scan *s = calloc(1, sizeof *s);
+    if (!s) { cx->oom = true; return false; }
+    s->t = t;
+    if (pc_scan_add(in, t, 0, t->nbytes, 1, bs_chunk, bs_finish, free, s)) { free(s); cx->oom = true; return false; }
+    return true;
 }
 
 /* NV-002: [N, K/2], K a positive multiple of 16. */
@@ -375,7 +397,7 @@ static void check_module(pc_input *in, const nv_scheme *s, enum nv_naming nm, co
     uint64_t rows, cols;
     const pc_tensor *sc = NULL;
     if (!check_packed_shape(p, &rows, &cols, cx) || !check_scale_shape(in, prefix, rows, cols, &sc, cx)) return;
-    bool ok = check_block_scales(sc, cx);
+    bool ok = check_block_scales(in, sc, cx);
     const pc_tensor *g = companion(in, prefix, k_gscale[nm]), *is = companion(in, prefix, k_iscale[nm]);
     float v;
     if (!g) {
