@@ -135,8 +135,51 @@ static void layout_fail(const char *what, size_t a, size_t b2, size_t c)
     g_fail++;
 }
 
+/* Every source and destination misalignment (0..31 each) for one shape per layout, with tails. */
+static void layouts_every_misalignment(void)
+{
+    enum { K = 64, N = 40, AR = 3, AN = 24, NB = 5, NR = 2, NC = 48 };
+    uint8_t in[K * 8 / 32 * N * 4], want[K * N * 4], *base, *ob;
+    float wf[NB * 32], gf[NB * 32], gs[NR * NC / 16], nw[NR * NC], ng[NR * NC];
+    fill(in, sizeof in, 0);
+    for (size_t k = 0; k < NB; k++) { in[18 * k] = (uint8_t)(k * 41); in[18 * k + 1] = 0x3c; }
+    for (size_t g = 0; g < NR * NC / 16; g++) gs[g] = 0.25f * (float)(g + 1);
+    for (size_t ms = 0; ms < 32; ms++)
+        for (size_t md = 0; md < 32; md++) {
+            unsigned b = (unsigned[]){2, 3, 4, 8}[(ms + md) % 4];
+            size_t nin = K * b / 32 * N * 4;
+            uint8_t *src = exact_copy(in, nin, ms, &base);
+            ob = malloc(md + K * N);
+            pc_gptq_unpack_ref(in, b, K, N, want);
+            pc_gptq_unpack_fast(src, b, K, N, ob + md);
+            if (memcmp(ob + md, want, K * N)) layout_fail("gptq (misaligned)", b, ms, md); else g_pass++;
+            free(base); free(ob);
+
+            src = exact_copy(in, AR * AN / 2, ms, &base);
+            ob = malloc(md + AR * AN);
+            pc_awq_unpack_ref(in, AR, AN, want);
+            pc_awq_unpack_fast(src, AR, AN, ob + md);
+            if (memcmp(ob + md, want, AR * AN)) layout_fail("awq (misaligned)", ms, md, 0); else g_pass++;
+            free(base); free(ob);
+
+            src = exact_copy(in, 18 * NB, ms, &base);
+            ob = malloc(md + 32 * NB);
+            pc_q4_0_decode_ref(in, NB, want, wf);
+            pc_q4_0_decode_fast(src, NB, ob + md, gf);
+            if (memcmp(ob + md, want, 32 * NB) || memcmp(gf, wf, sizeof wf)) layout_fail("q4_0 (misaligned)", ms, md, 0); else g_pass++;
+            free(base); free(ob);
+
+            src = exact_copy(in, NR * NC, ms, &base);
+            pc_nvfp4_dequant_ref(in, NR, NC, gs, nw);
+            pc_nvfp4_dequant_fast(src, NR, NC, gs, ng);
+            if (memcmp(ng, nw, sizeof nw)) layout_fail("nvfp4 (misaligned)", ms, md, 0); else g_pass++;
+            free(base);
+        }
+}
+
 static void run_layouts(void)
 {
+    layouts_every_misalignment();
     static const unsigned k_gptq_bits[] = {2, 3, 4, 8};
     for (int it = 0; it < 400; it++) {
         unsigned b = k_gptq_bits[it % 4];
