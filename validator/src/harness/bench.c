@@ -388,8 +388,8 @@ static cJSON *build_info(void)
 void pc_bench_defaults(pc_bench_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->samples = 15;
-    o->sample_sec = 0.01;
+    o->samples = 101;
+    o->sample_sec = 0.002;
     o->warmup_sec = 0.5;
     o->out_bytes = 128 * 1024;
 }

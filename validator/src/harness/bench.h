@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 typedef struct pc_bench_opts {
-    int samples;          /* alternated samples per contender (median taken); default 15 */
-    double sample_sec;    /* target duration of one sample; default 0.01 s */
+    int samples;          /* alternated samples per contender (median taken); default 101 */
+    double sample_sec;    /* target duration of one sample; default 0.002 s */
     double warmup_sec;    /* spin before the first sample (clock ramp-up); default 0.5 s */
     size_t out_bytes;     /* output bytes per call (cache regime); default 128 KiB = L2 */
     const char *only;     /* run only entries whose name contains this (NULL: all) */
