@@ -391,7 +391,8 @@ static void check_packed_padding(pc_input *in, const char *pname, const ct_mod *
     pad_job *j = malloc(sizeof *j);
     if (!j) { cx->oom = true; return; }
     *j = (pad_job){{m->packed->name, m->packed, {0}, {0}}, m->W, m->K, m->b, m->layout};
-    if (pc_scan_add(in, m->packed, 0, rows * row_bytes, (size_t)row_bytes, pad_chunk, pad_finish, free, j)) {
+    uint64_t span = rows * row_bytes <= m->packed->nbytes ? rows * row_bytes : m->packed->nbytes / row_bytes * row_bytes;
+    if (pc_scan_add(in, m->packed, 0, span, (size_t)row_bytes, pad_chunk, pad_finish, free, j)) {
         free(j);
         cx->oom = true;
     }
@@ -467,7 +468,8 @@ static bool check_scale(pc_input *in, const char *prefix, ct_mod *m, pc_ctx *cx)
         finite_job *j = malloc(sizeof *j);
         unsigned esz = pc_dtype_bits(t->dtype) / 8;
         if (j) *j = (finite_job){t, esz, false, 0};
-        if (!j || pc_scan_add(in, t, 0, t->numel * esz, esz, finite_chunk, finite_finish, free, j)) { free(j); cx->oom = true; }
+        uint64_t span = t->numel * esz < t->nbytes ? t->numel * esz : t->nbytes / esz * esz; /* the container checked both */
+        if (!j || pc_scan_add(in, t, 0, span, esz, finite_chunk, finite_finish, free, j)) { free(j); cx->oom = true; }
     }
     free(name);
     return ok;
