@@ -306,8 +306,12 @@ int pc_scan_run(pc_input *in, pc_ctx *cx)
      * fewer files than threads, a file's scans are split into contiguous runs of about equal
      * bytes, so one big shard still keeps every core busy ("tensors in parallel"). */
     size_t nt_want = thread_count(SIZE_MAX), files_with_work = 0;
+    uint64_t bytes = 0; /* what the pass reads, about: below one window, threads cost more than they save */
     for (size_t fi = 0; fi < in->nfiles; fi++)
         if (in->hash_files || (fi == 0 ? count[0] : count[fi] - count[fi - 1])) files_with_work++;
+    for (size_t fi = 0; in->hash_files && fi < in->nfiles; fi++) bytes += in->files[fi].size;
+    for (size_t i = 0; !in->hash_files && i < nreq; i++) bytes += l->r[i].end - l->r[i].begin;
+    if (bytes <= PC_SCAN_WINDOW) nt_want = 1;
     size_t split = !in->hash_files && files_with_work && files_with_work < nt_want ? (nt_want + files_with_work - 1) / files_with_work : 1;
     jobs = realloc(jobs, (in->nfiles * split + 1) * sizeof *jobs);
     if (!jobs) { free(count); cx->oom = true; rc = -1; goto finish; }
@@ -335,7 +339,7 @@ int pc_scan_run(pc_input *in, pc_ctx *cx)
     }
     free(count);
     pass ps = {in, jobs, njobs, in->hash_files && njobs < nt_want, 0};
-    size_t nt = thread_count(njobs);
+    size_t nt = nt_want < njobs ? nt_want : njobs;
     pthread_t tids[PC_SCAN_MAX_THREADS];
     size_t started = 0;
     for (size_t t = 1; t < nt; t++)

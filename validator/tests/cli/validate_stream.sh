@@ -5,7 +5,7 @@ PC=$1 SRC=$2 TMP=$(mktemp -d)
 . "$SRC/validator/tests/cli/lib.inc"
 GEN=$(dirname "$PC")/packcheck-gen-ckpt
 
-expect_rc 0 "generate a dense checkpoint" -- "$GEN" "$TMP/dense" --size 6M --shard 2M --bits 4 --hidden 256 --inter 512
+expect_rc 0 "generate a dense checkpoint" -- "$GEN" "$TMP/dense" --size 12M --shard 4M --bits 4 --hidden 256 --inter 512
 expect_rc 0 "validate it" -- "$PC" validate "$TMP/dense"
 expect_grep "pass (ct-dense)" "$TMP/out" "dense checkpoint is ct-dense"
 for th in 1 2 3; do
@@ -23,7 +23,7 @@ fi
 if grep -q '"sha256"' "$TMP/nohash.json"; then echo "FAIL: hashes without --hash"; fails=$((fails + 1)); fi
 
 # Legacy 3-bit: every word has dead top bits, every packed byte is scanned; one set bit rejects.
-expect_rc 0 "generate a legacy checkpoint" -- "$GEN" "$TMP/legacy" --size 3M --shard 1M --bits 3 --legacy --hidden 256 --inter 512
+expect_rc 0 "generate a legacy checkpoint" -- "$GEN" "$TMP/legacy" --size 12M --shard 4M --bits 3 --legacy --hidden 256 --inter 512
 expect_rc 0 "validate legacy" -- env PACKCHECK_THREADS=2 "$PC" validate "$TMP/legacy"
 expect_grep "pass (ct-legacy)" "$TMP/out" "legacy checkpoint is ct-legacy"
 shard=$(ls "$TMP"/legacy/*.safetensors | head -1)
