@@ -1,5 +1,8 @@
 #include "json_lex.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static bool is_hex(uint8_t c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -61,6 +64,13 @@ static bool match_word(const uint8_t *s, size_t n, size_t i, const char *w, size
     return true;
 }
 
+static bool is_json_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static bool is_structural(uint8_t c) { return c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':'; }
+
+/* A number token ends where cJSON's number reader ends too: strtod would read on through any of
+ * these, so "01" or "0-1" must not lex as two adjacent tokens. */
+static bool continues_number(uint8_t c) { return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'; }
+
 bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_at)
 {
     size_t i = 0, values = 0, end;
@@ -72,6 +82,7 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
             i = end, values++;
         } else if (c == '-' || is_digit(c)) {
             if (!(end = scan_number(s, n, i, err_at))) return false;
+            if (end < n && continues_number(s[end])) { *err_at = end; return false; }
             i = end, values++;
         } else if (c == 't' || c == 'f' || c == 'n') {
             if (!match_word(s, n, i, "true", &end) && !match_word(s, n, i, "false", &end) &&
@@ -80,13 +91,81 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
                 return false;
             }
             i = end, values++;
-        } else {
-            /* Structure and whitespace are left to the parser; anything else is its error. */
+        } else if (is_structural(c) || is_json_ws(c)) {
+            /* Structure itself is the parser's to check. */
             i++;
+        } else {
+            *err_at = i;
+            return false;
         }
     }
     *nvalues = values;
     return true;
+}
+
+size_t pc_json_value_bound(const uint8_t *s, size_t n)
+{
+    size_t bound = 1;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\') i++;
+        } else if (c == '[' || c == '{' || c == ',' || c == ':') {
+            bound++;
+        }
+    }
+    return bound;
+}
+
+static unsigned hex_val(uint8_t c) { return is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10); }
+
+static uint32_t hex4(const uint8_t *s) { return hex_val(s[0]) << 12 | hex_val(s[1]) << 8 | hex_val(s[2]) << 4 | hex_val(s[3]); }
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xc0 | cp >> 6); o[1] = (char)(0x80 | (cp & 0x3f)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 0x3f)); o[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3f)); o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+char *pc_json_string_decode(const uint8_t *tok, size_t toklen, size_t *len)
+{
+    if (toklen < 2) return NULL;
+    /* Decoding never grows the text: an escape of 6 or 12 bytes yields at most 4. */
+    char *o = malloc(toklen);
+    if (!o) return NULL;
+    size_t k = 0, end = toklen - 1;
+    for (size_t i = 1; i < end; i++) {
+        if (tok[i] != '\\') { o[k++] = (char)tok[i]; continue; }
+        uint8_t e = tok[++i];
+        static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+        const char *hit = e != 'u' ? memchr(from, e, sizeof from - 1) : NULL;
+        if (hit) { o[k++] = to[hit - from]; continue; }
+        uint32_t cp = hex4(tok + i + 1);
+        i += 4;
+        if (cp >= 0xdc00 && cp <= 0xdfff) goto bad;
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (i + 6 >= end || tok[i + 1] != '\\' || tok[i + 2] != 'u') goto bad;
+            uint32_t lo = hex4(tok + i + 3);
+            if (lo < 0xdc00 || lo > 0xdfff) goto bad;
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            i += 6;
+        }
+        k += put_utf8(o + k, cp);
+    }
+    o[k] = 0;
+    *len = k;
+    return o;
+bad:
+    free(o);
+    return NULL;
 }
 
 bool pc_json_lex_next(pc_jlex *lx, pc_jtok *t)
