@@ -161,11 +161,12 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     bool gguf = false;
     char *index_path = pc_path_join(in->dir, "model.safetensors.index.json");
     int rc = 0;
-    if (index_path && pc_file_exists(index_path)) {
-        rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (index_path && pc_file_exists(index_path)) rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (ix.root) {
         names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
         for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
-    } else {
+    } else if (rc == 0) {
+        /* No index, or one too broken to use (ST-030 already failed): still read every shard. */
         names = list_containers(in->dir, &n, &gguf);
     }
     free(index_path);
@@ -176,7 +177,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     in->files = calloc(n ? n : 1, sizeof *in->files);
     if (!in->files) { rc = -1; goto out; }
     for (size_t i = 0; i < n && rc == 0; i++) {
-        char *p = pc_path_join(in->dir, names[i]);
+        char *p = names[i] ? pc_path_join(in->dir, names[i]) : NULL;
         rc = p ? open_container(in, p, cx, cap) : -1;
         free(p);
     }

@@ -23,7 +23,8 @@ typedef struct st_entry {
     const char *key;      /* the exact decoded name (may hold NUL bytes) and its length */
     size_t keylen;
     char *owned;          /* what name/key point into when we decoded the name ourselves */
-    bool seen_dtype, seen_shape, seen_offsets, ok;
+    bool seen_dtype, seen_shape, seen_offsets, offsets_ok, ok;
+    bool dropped;         /* an earlier definition of a duplicated name (compat: last wins) */
     pc_dtype dtype;
     int ndim;
     uint64_t shape[PC_MAX_DIMS];
@@ -221,6 +222,7 @@ static void parse_offsets(st_parse *p, st_entry *e, const cJSON *v, const char *
     }
     e->begin = o[0];
     e->end = o[1];
+    e->offsets_ok = true;
 }
 
 static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
@@ -341,7 +343,7 @@ static void check_duplicates(st_parse *p)
         if (p->e[i].keylen != p->e[i - 1].keylen || memcmp(p->e[i].key, p->e[i - 1].key, p->e[i].keylen)) continue;
         pc_report(p->cx, "ST-022", p->e[i].name, p->e[i].at, "tensor name defined twice");
         p->e[i - 1].ok = false;
-        p->e[i - 1].dtype = PC_DT_COUNT; /* marks a dropped duplicate */
+        p->e[i - 1].dropped = true;
     }
 }
 
@@ -354,8 +356,14 @@ static void check_coverage(st_parse *p, uint64_t buffer_len)
     st_entry **v = calloc(p->ne ? p->ne : 1, sizeof *v);
     if (!v) { p->cx->oom = true; return; }
     size_t n = 0;
-    for (size_t i = 0; i < p->ne; i++)
-        if (p->e[i].seen_offsets && p->e[i].end >= p->e[i].begin && p->e[i].dtype != PC_DT_COUNT) v[n++] = &p->e[i];
+    /* A tensor whose data_offsets are unusable (ST-010, ST-017) covers bytes we cannot know: the
+     * buffer's tail is then not judged, so one broken entry does not also read as ST-021. */
+    bool unknown_extent = false;
+    for (size_t i = 0; i < p->ne; i++) {
+        if (p->e[i].dropped) continue;
+        if (p->e[i].offsets_ok) v[n++] = &p->e[i];
+        else unknown_extent = true;
+    }
     qsort(v, n, sizeof *v, cmp_entry_offsets);
     uint64_t at = 0;
     for (size_t i = 0; i < n; i++) {
@@ -372,7 +380,7 @@ static void check_coverage(st_parse *p, uint64_t buffer_len)
     if (at > buffer_len)
         pc_report(p->cx, "ST-020", "", boff(p, buffer_len), "tensors end at buffer byte %llu but the file holds %llu",
                   (unsigned long long)at, (unsigned long long)buffer_len);
-    else if (at < buffer_len)
+    else if (at < buffer_len && !unknown_extent)
         pc_report(p->cx, "ST-021", "", boff(p, at), "%llu bytes after the last tensor",
                   (unsigned long long)(buffer_len - at));
 }
