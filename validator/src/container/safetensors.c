@@ -149,7 +149,7 @@ static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
             next_tok(p, &t);
         }
     }
-    qsort(keys, k, sizeof *keys, cmp_key);
+    pc_sort(keys, k, sizeof *keys, cmp_key);
     for (size_t i = 1; i < k; i++)
         if (!cmp_key(&keys[i], &keys[i - 1]))
             pc_report(p->cx, "ST-023", "__metadata__", hoff(p, key_pos), "duplicate __metadata__ key \"%s\"", keys[i].s);
@@ -338,7 +338,7 @@ static int cmp_entry_offsets(const void *a, const void *b)
 static void check_duplicates(st_parse *p)
 {
     pc_eval(p->cx, "ST-022");
-    qsort(p->e, p->ne, sizeof *p->e, cmp_entry_name);
+    pc_sort(p->e, p->ne, sizeof *p->e, cmp_entry_name);
     for (size_t i = 1; i < p->ne; i++) {
         if (p->e[i].keylen != p->e[i - 1].keylen || memcmp(p->e[i].key, p->e[i - 1].key, p->e[i].keylen)) continue;
         pc_report(p->cx, "ST-022", p->e[i].name, p->e[i].at, "tensor name defined twice");
@@ -364,7 +364,7 @@ static void check_coverage(st_parse *p, uint64_t buffer_len)
         if (p->e[i].offsets_ok) v[n++] = &p->e[i];
         else unknown_extent = true;
     }
-    qsort(v, n, sizeof *v, cmp_entry_offsets);
+    pc_sort(v, n, sizeof *v, cmp_entry_offsets);
     uint64_t at = 0;
     for (size_t i = 0; i < n; i++) {
         st_entry *e = v[i];
