@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every test: the CTest suite in a normal build, again under ASan+UBSan, then each fuzz harness for a
+# Every test: the CTest suite in a normal build, the light-venv fixture regeneration check (gen_st),
+# the CTest suite again under ASan+UBSan (with the fuzz seeds replayed), then each fuzz harness for a
 # bounded time (FUZZ_SECONDS, default 60). Exits non-zero on the first failing stage.
 set -eu
 cd "$(dirname "$0")/.."
@@ -10,6 +11,9 @@ echo "== build (RelWithDebInfo) and CTest"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== regenerate the safetensors fixtures (generators/gen_st.py, light venv) and compare byte for byte"
+scripts/regen-check.sh gen_st
 
 echo "== build with ASan+UBSan (clang) and CTest"
 CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPACKCHECK_SANITIZE=ON -DPACKCHECK_FUZZ=ON >/dev/null
