@@ -565,6 +565,8 @@ static void test_shards(void)
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}}", "pass"},
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\"", "ST-030"},
         {"[]", "ST-030"},
+        {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}} x", "ST-030"},
+        {"\xef\xbb\xbf{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}}", "ST-030"},
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":[\"s2.safetensors\"]}}", "ST-030"},
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s3.safetensors\"}}", "ST-031"},
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"../shards/s2.safetensors\"}}", "ST-031"},
@@ -583,6 +585,11 @@ static void test_shards(void)
     unlink(ip);
     free(ip);
     CHECK(!strcmp(folder_first_fail(dir), "pass"), "two shards without an index");
+    /* The sidecar loader: one JSON object, nothing after it (CFG-001). */
+    put_file(dir, "config.json", "{} {}", 5);
+    CHECK(!strcmp(folder_first_fail(dir), "CFG-001"), "config.json with two objects");
+    put_file(dir, "config.json", "{\"a\": [1, 2]}\n", 14);
+    CHECK(!strcmp(folder_first_fail(dir), "pass"), "config.json with a final newline");
     put_file(dir, "s3.safetensors", b1, n1);
     CHECK(!strcmp(folder_first_fail(dir), "ST-034"), "a tensor in two shards");
     free(b1);

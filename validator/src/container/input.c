@@ -52,6 +52,9 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
     if (!text) { pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label); return NULL; }
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    /* "One JSON object": text after it (a second object, garbage) is an error, as in json.loads. */
+    for (const char *q = end; j && q && q < text + len; q++)
+        if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') { cJSON_Delete(j); j = NULL; }
     if (!cJSON_IsObject(j)) {
         pc_report(cx, "CFG-001", label, -1, "%s is not one JSON object", label);
         cJSON_Delete(j);

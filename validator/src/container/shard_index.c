@@ -3,6 +3,7 @@
 #include "input.h"
 
 #include "../core/util.h"
+#include "json_lex.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -25,7 +26,12 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
     size_t len;
     char *text = pc_slurp(path, INDEX_MAX_BYTES, &len);
     if (!text) { pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB"); return 0; }
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    /* Strict JSON (the header lexer's rules: no BOM, no control bytes, no trailing text). */
+    size_t nval, err;
+    const char *end = NULL;
+    cJSON *root = pc_json_lex_check((const uint8_t *)text, len, &nval, &err) ? cJSON_ParseWithLengthOpts(text, len, &end, 0) : NULL;
+    for (const char *q = end; root && q && q < text + len; q++)
+        if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') { cJSON_Delete(root); root = NULL; }
     free(text);
     const cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
     if (!cJSON_IsObject(wm)) {
