@@ -138,9 +138,9 @@ class St:
                           extra={"crate": got})
             self.covered[rule].append(f"st/{name}-compat")
 
-    def reject_compat(self, name, rule, b, *, notes, source=HAND):
+    def reject_compat(self, name, rule, b, *, notes, source=HAND, fname=None):
         """A reject that must hold under compat too (the crate rejects)."""
-        fname = f"{name}.safetensors"
+        fname = fname or f"{name}.safetensors"
         got = self._crate_ok(f"st/{name}", b, "reject")
         self.out.case(FAMILY, name, verdict="reject", reject_rule=rule, layout="safetensors",
                       files={fname: b}, input=fname, rules=[rule], profile="compat", source=source,
@@ -448,10 +448,10 @@ def gen_negative(s: St):
     s.reject("st022-duplicate-identical", "ST-022", dupsame, notes="the same entry twice")
     dupoff = raw('{"t":' + json.dumps(ent("U8", [4], 0, 4)) + ',"t":' + json.dumps(ent("U8", [4], 4, 8)) + "}", bytes(8))
     s.reject_compat("st022-duplicate-other-offsets-compat", "ST-019", dupoff,
-                    notes="the same name with other offsets: last wins, so [0,4) is a hole (the crate: InvalidOffset, issue #401)")
+                    fname="st022-duplicate-other-offsets.safetensors", notes="the same name with other offsets: last wins, so [0,4) is a hole (the crate: InvalidOffset, issue #401)")
     s.out.case(FAMILY, "st022-duplicate-other-offsets", verdict="reject", reject_rule="ST-022", layout="safetensors",
-               files={"st022-duplicate-other-offsets-compat.safetensors": dupoff},
-               input="st022-duplicate-other-offsets-compat.safetensors", rules=["ST-022"], source=HAND,
+               files={"st022-duplicate-other-offsets.safetensors": dupoff},
+               input="st022-duplicate-other-offsets.safetensors", rules=["ST-022"], source=HAND,
                extra={"crate": crate(dupoff)}, notes="strict: the duplicate itself")
     s.covered["ST-022"].append("st/st022-duplicate-other-offsets")
 
