@@ -27,8 +27,12 @@ for fz in build-asan/validator/tests/fuzz/fuzz_*; do
     name=$(basename "$fz")
     seeds=validator/tests/fuzz/corpus/${name#fuzz_}
     work=$(mktemp -d)
-    echo "-- $name (seeds: $seeds)"
-    if ! "$fz" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    dict=validator/tests/fuzz/${name#fuzz_}.dict
+    dictopt=""
+    [ -f "$dict" ] && dictopt="-dict=$dict"
+    echo "-- $name (seeds: $seeds${dictopt:+, $dict})"
+    # shellcheck disable=SC2086
+    if ! "$fz" $dictopt -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$work/" "$work" "$seeds" >"$work/log" 2>&1; then
         tail -n 60 "$work/log"
         echo "fuzz: $name found a crash; artifacts in $work" >&2
