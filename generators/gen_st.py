@@ -359,6 +359,13 @@ def gen_negative(s: St):
 
     s.reject("st011-unknown-field", "ST-011", raw(hdr(("t", ent("U8", [4], 0, 4, quant="int4"))), d4),
              notes="an extra field in a tensor entry: the schema's additionalProperties:false; the crate ignores it")
+    deep = lambda d: '{"t":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"x":' + "[" * d + "]" * d + "}}"
+    s.reject("st011-deep-unknown-field", "ST-011", raw(deep(125), d4),
+             notes="an unknown field nesting arrays 125 deep: 127 levels in all, the deepest serde_json (and so "
+                   "the crate) parses")
+    s.reject("st005-nesting-128", "ST-005", raw(deep(126), d4),
+             notes="128 levels of nesting: serde_json's recursion limit ('recursion limit exceeded'); "
+                   "cJSON alone would accept up to 1000")
     s.reject("st011-nul-field-name", "ST-011",
              raw('{"t":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"dtype\\u0000x":"I8"}}', d4),
              notes="a field named \"dtype\\u0000x\" is an unknown field, not a second dtype")

@@ -132,6 +132,15 @@ static void test_json_lex(void)
     CHECK(pc_json_lex_check((const uint8_t *)"{\"a\":[1,2,\"x\",null]}", 20, &nv, &err) && nv == 5, "value count %zu", nv);
     CHECK(!pc_json_lex_check((const uint8_t *)"{\"a\":01}", 8, &nv, &err) && err == 6, "error offset %zu", err);
 
+    /* Nesting: 127 levels as serde_json in the crate, not 128 (cJSON alone would allow 1000). */
+    char deep[300];
+    for (int d = 127; d <= 128; d++) {
+        memset(deep, '[', (size_t)d);
+        memset(deep + d, ']', (size_t)d);
+        CHECK(pc_json_lex_check((const uint8_t *)deep, 2 * (size_t)d, &nv, &err) == (d == 127), "nesting %d", d);
+    }
+    CHECK(lex_ok("[[[]],[[]],[[]]]"), "depth falls back after closing brackets");
+
     /* pc_json_lex_next walks strings and numbers in order, with exact spans. */
     const char *doc = "{\"k\\u0000\": [12, -3], \"z\": true}";
     pc_jlex lx = {(const uint8_t *)doc, strlen(doc), 0};

@@ -88,7 +88,7 @@ static bool match_word(const uint8_t *s, size_t n, size_t i, const char *w, size
 
 bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_at)
 {
-    size_t i = 0, values = 0, end;
+    size_t i = 0, values = 0, end, depth = 0;
     bool nul;
     while (i < n) {
         uint8_t c = s[i];
@@ -107,7 +107,13 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
             }
             i = end, values++;
         } else if (is_json_ws(c) || is_structural(c)) {
-            i++; /* the structure itself is the parser's to check */
+            /* The structure itself is the parser's to check; only its depth is counted here. */
+            if (c == '[' || c == '{') {
+                if (++depth > PC_JSON_MAX_DEPTH) { *err_at = i; return false; }
+            } else if ((c == ']' || c == '}') && depth) {
+                depth--;
+            }
+            i++;
         } else {
             *err_at = i;
             return false;

@@ -31,6 +31,11 @@ typedef struct pc_jlex {
  * offending offset. */
 bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_at);
 
+/* Deepest nesting of arrays and objects pc_json_lex_check accepts: serde_json's recursion limit
+ * (128) as the safetensors crate meets it: 127 levels parse, 128 fail "recursion limit exceeded"
+ * (probed with safetensors 0.8.0; cJSON alone would go on to 1000). */
+#define PC_JSON_MAX_DEPTH 127
+
 /* An upper bound on the number of JSON values in the text, computed before parsing so the parser's
  * memory is bounded: 1 + the structural characters '[', '{', ',', ':' outside strings. Tolerant of
  * malformed text (it never fails). */
