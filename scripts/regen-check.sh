@@ -1,6 +1,8 @@
 #!/bin/sh
-# regen-check.sh GEN...: regenerate the fixtures of the named generators in a light venv built from
-# generators/requirements-<venv>.txt and compare them byte for byte with fixtures/ (regen.py --check).
+# regen-check.sh [--diff PACKCHECK] GEN...: regenerate the fixtures of the named generators in a light
+# venv built from generators/requirements-st.txt and compare them byte for byte with fixtures/
+# (regen.py --check). With --diff, also run generators/diff_st.py: packcheck --profile compat against
+# the real safetensors reader on 2000 seeded mutants of the st/ fixtures (DIFF_CASES to change).
 # Only generators whose venv is light enough for CI belong here (gen_st: safetensors + numpy, no torch).
 # The venv lives in build/venv-st and is rebuilt when the requirements file changes. The stage is
 # skipped, with a message saying so, only when there is no python3 or the package index is unreachable;
@@ -39,7 +41,12 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.txt"; then
     fi
     cp "$req" "$venv/requirements.txt"
 fi
+diff=""
+if [ "${1:-}" = --diff ]; then diff=$2; shift 2; fi
 args=""
 for g in "$@"; do args="$args --only $g"; done
 # shellcheck disable=SC2086
 "$venv/bin/python" generators/regen.py $args --check
+if [ -n "$diff" ]; then
+    "$venv/bin/python" generators/diff_st.py --packcheck "$diff" --cases "${DIFF_CASES:-2000}"
+fi

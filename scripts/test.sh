@@ -12,8 +12,9 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-echo "== regenerate the safetensors fixtures (generators/gen_st.py, light venv) and compare byte for byte"
-scripts/regen-check.sh gen_st
+echo "== regenerate the safetensors fixtures (generators/gen_st.py, light venv) and compare byte for byte;"
+echo "   then packcheck --profile compat against the real safetensors reader on seeded mutants"
+scripts/regen-check.sh --diff build/packcheck gen_st
 
 echo "== build with ASan+UBSan (clang) and CTest"
 CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPACKCHECK_SANITIZE=ON -DPACKCHECK_FUZZ=ON >/dev/null
