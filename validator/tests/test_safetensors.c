@@ -435,6 +435,38 @@ static void test_round_trip(void)
         free(t);
         free(p);
     }
+    /* Exact numbers and escaped names survive the trip: shape entries far past 2^53 (zero-size), and
+     * names holding quotes, backslashes, control characters and non-ASCII text. */
+    static const char *const odd[] = {"q\"uote", "back\\slash", "ctl\x01\x1f", "caf\xc3\xa9 \xe4\xb8\xad", "sl/ash.0"};
+    st_out_tensor ot[6] = {
+        {odd[0], PC_DT_U8, 1, {3}, "abc", 3},
+        {odd[1], PC_DT_F32, 2, {0, UINT64_MAX}, NULL, 0},
+        {odd[2], PC_DT_I64, 2, {0, (1ull << 60) + 1}, NULL, 0},
+        {odd[3], PC_DT_BF16, 0, {0}, "\x01\x02", 2},
+        {odd[4], PC_DT_F4, 1, {4}, "\x12\x34", 2},
+        {"w", PC_DT_U16, 1, {9007199254740993ull}, NULL, 0},
+    };
+    ot[5].shape[0] = 0; /* keep the file small: 2^53+1 goes into shape[1] instead */
+    ot[5].ndim = 2;
+    ot[5].shape[1] = 9007199254740993ull;
+    char *p = pc_path_join(g_dir, "odd.safetensors");
+    CHECK(st_write_file(p, ot, 6) == 0, "write odd");
+    read_result r;
+    size_t len;
+    char *bytes = pc_slurp(p, 1 << 20, &len);
+    read_bytes((const uint8_t *)bytes, len, PC_PROFILE_STRICT, &r);
+    CHECK(!r.cx.nfindings && r.nt == 6, "odd file reads back clean (%zu findings, %zu tensors)", r.cx.nfindings, r.nt);
+    for (size_t i = 0; i < 6 && r.nt == 6; i++) {
+        const pc_tensor *back = NULL;
+        for (size_t k = 0; k < r.nt; k++)
+            if (!strcmp(r.t[k].name, ot[i].name)) back = &r.t[k];
+        CHECK(back && back->ndim == ot[i].ndim && !memcmp(back->shape, ot[i].shape, sizeof(uint64_t) * (size_t)ot[i].ndim),
+              "odd tensor %zu back exactly", i);
+    }
+    read_free(&r);
+    free(bytes);
+    free(p);
+
     /* A failed write leaves nothing behind. */
     st_out_tensor one = {"x", PC_DT_U8, 1, {1}, "a", 1};
     CHECK(st_write_file("/nonexistent-dir/x.safetensors", &one, 1) == -1, "write into a missing folder fails");
