@@ -506,6 +506,11 @@ def gen_sharded(s: St):
              rule="ST-030", rules=["ST-030"], source=src, notes="weight_map is null")
     s.folder("st030-value-not-string", {n1: b1, n2: b2, idx: index({**wm, "lm_head.weight": 2})}, verdict="reject",
              rule="ST-030", rules=["ST-030"], source=src, notes="a weight_map value is a number")
+    dupidx = index(wm).replace(b'"weight_map": {', b'"weight_map": {\n    "lm_head.weight": "' + n1.encode() + b'",', 1)
+    assert dupidx.count(b'"lm_head.weight"') == 2
+    s.folder("st030-duplicate-key", {n1: b1, n2: b2, idx: dupidx}, verdict="reject", rule="ST-030",
+             rules=["ST-030"], source=src, notes="weight_map names lm_head.weight twice (shard 1, then shard 2): "
+                                                 "json.load keeps the last, cJSON-like readers the first")
     gone = {**wm, **{k: "model-00003-of-00002.safetensors" for k in shard2}}
     s.folder("st031-missing-shard", {n1: b1, n2: b2, idx: index(gone)}, verdict="reject", rule="ST-031",
              rules=["ST-031"], source=src, notes="weight_map names a shard file that does not exist")
