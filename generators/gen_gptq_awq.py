@@ -40,6 +40,16 @@ ST_META = {"format": "pt"}
 
 # ---- logical problems -------------------------------------------------------------------------
 
+def first_difference_rule(a_mods, b_mods):
+    """The rule `packcheck equiv` must name first (CONTRACT 7: modules/shapes, then codes, then weights),
+    decided from the pins the upstream libraries produced."""
+    if a_mods.keys() != b_mods.keys() or any(a_mods[m]["shape"] != b_mods[m]["shape"] for m in a_mods):
+        return "EQ-001"
+    if any(a_mods[m]["codes_sha256"] != b_mods[m]["codes_sha256"] for m in a_mods):
+        return "EQ-002"
+    return "EQ-003"
+
+
 class Problem:
     """One quantized nn.Linear: codes q [K, N], zeros z [G, N], fp16 scales s [G, N], g_idx [K],
     and the fp16 weight W [N, K] = (q - z[g_idx]) * s[g_idx] that the packers quantize back to q."""
@@ -505,12 +515,14 @@ class Gen:
     def equiv_case(self, name, a_files, a_layout, a_mods, b_files, b_mods, equal, bug, caught, note):
         same = a_mods == b_mods
         assert same == equal, f"{name}: the pinned logical views {'differ' if equal else 'agree'}"
-        files = {f"a/{k}": v for k, v in a_files.items()}
-        files.update({f"b/{k}": v for k, v in b_files.items()})
-        self.out.case("equiv", name, verdict="pass", input="a", layout=a_layout, files=files, modules=a_mods,
+        files = {f"source/{k}": v for k, v in a_files.items()}
+        files.update({f"target/{k}": v for k, v in b_files.items()})
+        self.out.case("equiv", name, verdict="pass", input="source", layout=a_layout, files=files, modules=a_mods,
                       rules=[], source=note,
-                      extra={"equiv": {"a": "a", "b": "b", "equal": equal, "bug_class": bug, "caught_by": caught,
-                                       "b_modules": b_mods}})
+                      extra={"equiv": {"source": "source", "target": "target",
+                                       "verdict": "equal" if equal else "differ",
+                                       "rule": None if equal else first_difference_rule(a_mods, b_mods),
+                                       "bug_class": bug, "caught_by": caught, "target_modules": b_mods}})
 
     def equiv_pairs(self):
         K, N = 64, 64

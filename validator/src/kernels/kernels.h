@@ -32,6 +32,16 @@ void pc_stream_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t
 void pc_wordalign_unpack_ref(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 
+/* NVFP4 (FORMATS.md 4.1): the E2M1 value of a 4-bit code, sign in bit 3 (0x8 is -0.0). The codes
+ * themselves are the LE 4-bit stream above (element 2i in the low nibble of byte i). */
+float pc_e2m1_value(uint8_t code);
+/* out[r*cols + c] = f32(e2m1(codes[r*cols + c]) * group_scale[r*(cols/16) + c/16]): one rounding.
+ * cols is a multiple of 16; codes and out hold rows*cols entries, group_scale rows*cols/16. */
+void pc_nvfp4_dequant_ref(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
+void pc_nvfp4_dequant_fast(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
+/* The fast path's portable branch (pc_nvfp4_dequant_fast picks AVX2 when the CPU has it), for tests. */
+void pc_nvfp4_dequant_fast_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
+
 /* GPTQ qweight (FORMATS.md 5.1-5.2): src is the I32 tensor [K*b/32, N], row-major, little-endian
  * words; each column n is one LE bit stream running down the rows, field k at stream bit k*b (3-bit
  * fields straddle words). out receives the codes in the stored orientation [K, N], row-major.
@@ -59,6 +69,8 @@ static inline pc_q4_0_fn pc_q4_0_fn_for(pc_impl impl) { return impl == PC_IMPL_R
 /* Select an implementation: the oracle or the fast path. */
 typedef void (*pc_unpack_fn)(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 static inline pc_unpack_fn pc_stream_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_stream_unpack_ref : pc_stream_unpack_fast; }
+typedef void (*pc_nvfp4_dequant_fn)(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
+static inline pc_nvfp4_dequant_fn pc_nvfp4_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_nvfp4_dequant_ref : pc_nvfp4_dequant_fast; }
 typedef void (*pc_gptq_fn)(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
 typedef void (*pc_awq_fn)(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
 static inline pc_gptq_fn pc_gptq_unpack_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_gptq_unpack_ref : pc_gptq_unpack_fast; }

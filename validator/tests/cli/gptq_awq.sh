@@ -26,8 +26,8 @@ expect_rc 1 "AWQ gemv is named unsupported" -- "$PC" validate "$F/awq/neg-versio
 expect_grep 'AWQ-002' "$TMP/out" "gemv names AWQ-002"
 expect_rc 0 "--config overrides: a v2 file read with its own config" -- "$PC" validate "$F/gptq/neg-mislabelled-v2-as-gptq-4bit" --config "$F/gptq/gptqmodel-v2-4bit-sym-g32-patterned/config.json"
 # Every broken repack of the equiv pairs is a valid checkpoint on its own: only a comparison sees it.
-for b in "$F"/equiv/*/b; do
-    expect_rc 0 "equiv side b validates: $b" -- "$PC" validate "$b"
+for b in "$F"/equiv/*/target; do
+    expect_rc 0 "equiv target validates: $b" -- "$PC" validate "$b"
 done
 rm -rf "$TMP"
 finish
