@@ -366,6 +366,11 @@ def gen_negative(s: St):
     s.reject("st005-nesting-128", "ST-005", raw(deep(126), d4),
              notes="128 levels of nesting: serde_json's recursion limit ('recursion limit exceeded'); "
                    "cJSON alone would accept up to 1000")
+    s.reject("st005-number-out-of-range", "ST-005", raw(hdr(("t", ent("U8", [4], 0, 4, scale="@"))).replace('"@"', "1e400"), d4),
+             notes="an unknown field holding 1e400: serde_json refuses numbers that overflow f64 ('number out of "
+                   "range') even where the value is ignored; cJSON would read infinity")
+    s.reject("st011-big-number-field", "ST-011", raw(hdr(("t", ent("U8", [4], 0, 4, scale="@"))).replace('"@"', "1.7976931348623157e308"), d4),
+             notes="an unknown field holding the largest finite double: in range, so only ST-011 (strict) objects")
     s.reject("st011-nul-field-name", "ST-011",
              raw('{"t":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"dtype\\u0000x":"I8"}}', d4),
              notes="a field named \"dtype\\u0000x\" is an unknown field, not a second dtype")

@@ -119,11 +119,12 @@ static void test_json_lex(void)
     static const char *const good[] = {
         "{}", "[]", " {\"a\" : [1, -2, 0, 3.5e-7, 1E+2, true, false, null]}\n", "\"\\u00e9\\ud83d\\ude00\"",
         "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "-0", "0.0", "123456789012345678901234567890", "{\"a\":\"\\u0000\"}",
+        "1e308", "1.7976931348623157e308", "1e-400", "-0.0e99999999999999999999", "18446744073709551616",
     };
     static const char *const bad[] = {
         "01", "-", "1.", ".5", "1e", "+1", "0x10", "\"\x01\"", "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"",
         "\"\\udc00\"", "\"\\ud800\\u0041\"", "tru", "truex", "nul", "\xef\xbb\xbf{}", "\x0c{}", "{\x0b}", "NaN",
-        "Infinity", "1-2", "0.5.3", "/* c */{}", "'a'", "{}x",
+        "Infinity", "1-2", "0.5.3", "/* c */{}", "'a'", "{}x" "1e400", "-1e400", "[1.7976931348623159e308]",
     };
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) CHECK(lex_ok(good[i]), "lex should accept %s", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK(!lex_ok(bad[i]), "lex should reject %s", bad[i]);

@@ -1,5 +1,6 @@
 #include "json_lex.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,24 @@ static bool match_word(const uint8_t *s, size_t n, size_t i, const char *w, size
     return true;
 }
 
+/* serde_json reads a number that is not a u64/i64 as an f64 and refuses one that overflows to
+ * infinity ("number out of range", e.g. 1e400), wherever it appears, ignored fields included.
+ * Underflow to zero is fine. Only tokens with a fraction, an exponent or more than 18 digits can
+ * leave the integer range, so the rest skip the conversion. */
+static bool number_in_range(const uint8_t *tok, size_t len)
+{
+    bool simple = len <= 18;
+    for (size_t k = 0; k < len && simple; k++) simple = is_digit(tok[k]) || (k == 0 && tok[k] == '-');
+    if (simple) return true;
+    char stackbuf[128], *buf = len < sizeof stackbuf ? stackbuf : malloc(len + 1);
+    if (!buf) return false;
+    memcpy(buf, tok, len);
+    buf[len] = 0;
+    double v = strtod(buf, NULL);
+    if (buf != stackbuf) free(buf);
+    return !isinf(v);
+}
+
 bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_at)
 {
     size_t i = 0, values = 0, end, depth = 0;
@@ -98,6 +117,7 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
         } else if (c == '-' || is_digit(c)) {
             if (!(end = scan_number(s, n, i, err_at))) return false;
             if (!is_delim(s, n, end)) { *err_at = end; return false; }
+            if (!number_in_range(s + i, end - i)) { *err_at = i; return false; }
             i = end, values++;
         } else if (c == 't' || c == 'f' || c == 'n') {
             if ((!match_word(s, n, i, "true", &end) && !match_word(s, n, i, "false", &end) &&
