@@ -124,7 +124,7 @@ static void test_json_lex(void)
     static const char *const bad[] = {
         "01", "-", "1.", ".5", "1e", "+1", "0x10", "\"\x01\"", "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"",
         "\"\\udc00\"", "\"\\ud800\\u0041\"", "tru", "truex", "nul", "\xef\xbb\xbf{}", "\x0c{}", "{\x0b}", "NaN",
-        "Infinity", "1-2", "0.5.3", "/* c */{}", "'a'", "{}x" "1e400", "-1e400", "[1.7976931348623159e308]",
+        "Infinity", "1-2", "0.5.3", "/* c */{}", "'a'", "{}x", "1e400", "-1e400", "[1.7976931348623159e308]",
     };
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) CHECK(lex_ok(good[i]), "lex should accept %s", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK(!lex_ok(bad[i]), "lex should reject %s", bad[i]);
