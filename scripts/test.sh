@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every test: the CTest suite in a normal build, the light-venv fixture regeneration check (gen_st),
+# Every test: the CTest suite in a normal build, the light-venv fixture regeneration check (gen_st) and
+# the compat-profile differential against the real safetensors reader (generators/diff_st.py),
 # the CTest suite again under ASan+UBSan (with the fuzz seeds replayed), then each fuzz harness for a
 # bounded time (FUZZ_SECONDS, default 60). Exits non-zero on the first failing stage.
 set -eu
