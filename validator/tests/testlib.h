@@ -14,10 +14,11 @@ static int g_pass, g_fail;
         if (cond) {                                                                                \
             g_pass++;                                                                              \
         } else {                                                                                   \
-            g_fail++;                                                                              \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
+            if (++g_fail <= 50) { /* a broken kernel fails millions of checks: show the first */   \
+                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
+                printf(__VA_ARGS__);                                                               \
+                printf("\n");                                                                      \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
 
