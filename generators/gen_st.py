@@ -536,11 +536,25 @@ def gen_sharded(s: St):
              rules=["ST-034"], source=src, notes="model.layers.0.w is in both shards (no index)")
 
 
+def gen_sidecars(s: St):
+    """CFG-001: a sidecar config beside a valid container must be one JSON object."""
+    rng = np.random.default_rng(11)
+    b = stnp.save({"model.norm.weight": numpy_array(rng, "F32", (4,))}, metadata={"format": "pt"})
+    src = f"{SRC} safetensors.numpy.save; the sidecar written by hand"
+    s.folder("cfg001-config-truncated", {"model.safetensors": b, "config.json": b'{"quantization_config": {"bits": 4'},
+             verdict="reject", rule="CFG-001", rules=["CFG-001"], source=src, notes="config.json is truncated JSON")
+    s.folder("cfg001-config-array", {"model.safetensors": b, "quantize_config.json": b"[4, 128]\n"},
+             verdict="reject", rule="CFG-001", rules=["CFG-001"], source=src, notes="quantize_config.json is an array")
+    s.folder("cfg001-config-valid", {"model.safetensors": b, "config.json": b'{"model_type": "llama"}\n'},
+             verdict="pass", rules=["CFG-001"], source=src, notes="a config.json with no quantization_config: a plain container")
+
+
 def generate(out):
     s = St(out)
     gen_valid(s)
     gen_negative(s)
     gen_sharded(s)
+    gen_sidecars(s)
     # Every ST rule of the catalogue has a case.
     missing = sorted(r for r in s.rules if r.startswith("ST-") and r not in s.covered)
     assert not missing, f"ST rules without a case: {missing}"
