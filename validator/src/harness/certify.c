@@ -1,0 +1,902 @@
+/* `packcheck certify` (CONTRACT 5). One process per case, in its own process group, at most
+ * `jobs` at a time; a reader past its deadline has its whole group killed, and so does a reader
+ * that exits leaving children behind. Exit 0 + logical view = accepted, exit 1 = refused, anything
+ * else = crash. What the reader wrote is read with our own container reader, compared with the
+ * corpus's pinned hashes and our reference view, and every wrong output is diagnosed. */
+#define _XOPEN_SOURCE 700
+#include "certify.h"
+
+#include "../core/sha256.h"
+#include "../core/util.h"
+#include "../report/report.h"
+#include "corpus.h"
+#include "diagnose.h"
+#include "logical.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VIEW_LIMIT (1ull << 32)      /* bytes of one output tensor we are willing to load */
+#define OUTPUT_FSIZE_LIMIT (8ull << 30) /* RLIMIT_FSIZE of a reader: a runaway writer is a crash */
+#define PICTURE_MAX 64               /* side of the expected-vs-got window */
+#define LOG_TAIL 600
+
+static const char *const k_outcomes[] = {"pass", "wrong-output", "accepted-invalid", "rejected-valid", "crash", "timeout"};
+enum { O_PASS, O_WRONG, O_ACCEPTED_INVALID, O_REJECTED_VALID, O_CRASH, O_TIMEOUT, O_COUNT };
+
+/* ---- the command line ---- */
+
+static void sb_shell_quote(pc_sb *b, const char *s)
+{
+    pc_sb_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'') pc_sb_puts(b, "'\\''");
+        else { char one[2] = {*s, 0}; pc_sb_puts(b, one); }
+    }
+    pc_sb_puts(b, "'");
+}
+
+char *pc_certify_command(const char *tmpl, const char *input, const char *output)
+{
+    pc_sb b = {0};
+    for (const char *p = tmpl; *p;) {
+        if (!strncmp(p, "{input}", 7)) { sb_shell_quote(&b, input); p += 7; }
+        else if (!strncmp(p, "{output}", 8)) { sb_shell_quote(&b, output); p += 8; }
+        else { char one[2] = {*p++, 0}; pc_sb_puts(&b, one); }
+    }
+    return pc_sb_take(&b);
+}
+
+/* The words of the template, unquoted roughly (enough to find the files it names). */
+static char *next_word(const char **p)
+{
+    while (**p == ' ' || **p == '\t') (*p)++;
+    if (!**p) return NULL;
+    pc_sb b = {0};
+    char q = 0;
+    for (; **p && (q || (**p != ' ' && **p != '\t')); (*p)++) {
+        char c = **p;
+        if (!q && (c == '\'' || c == '"')) { q = c; continue; }
+        if (q && c == q) { q = 0; continue; }
+        char one[2] = {c, 0};
+        pc_sb_puts(&b, one);
+    }
+    return pc_sb_take(&b);
+}
+
+static char *which(const char *word)
+{
+    if (strchr(word, '/')) return realpath(word, NULL);
+    const char *path = getenv("PATH");
+    char *copy = pc_strdup(path ? path : "/usr/bin:/bin");
+    char *found = NULL, *save = NULL;
+    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char *c = pc_path_join(d, word);
+        if (c && access(c, X_OK) == 0 && !pc_is_dir(c)) found = realpath(c, NULL);
+        free(c);
+    }
+    free(copy);
+    return found;
+}
+
+/* reader: {name, command, executable, executable_sha256, files: [{path, sha256}]} */
+static cJSON *reader_json(const pc_certify_opts *o)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "name", o->name ? o->name : o->reader);
+    cJSON_AddStringToObject(r, "command", o->reader);
+    cJSON *files = cJSON_CreateArray();
+    const char *p = o->reader;
+    char *w;
+    bool have_exe = false;
+    while ((w = next_word(&p))) {
+        bool placeholder = strstr(w, "{input}") || strstr(w, "{output}");
+        bool assignment = !have_exe && strchr(w, '=') && !strchr(w, '/');
+        if (!have_exe && !placeholder && !assignment && strcmp(w, "env") && strcmp(w, "exec")) {
+            have_exe = true;
+            char *exe = which(w), hex[65] = "";
+            cJSON_AddStringToObject(r, "executable", exe ? exe : w);
+            if (!exe || pc_sha256_file_hex(exe, hex)) snprintf(hex, sizeof hex, "unavailable");
+            cJSON_AddStringToObject(r, "executable_sha256", hex);
+            free(exe);
+        } else if (!placeholder && !assignment) {
+            struct stat st;
+            char hex[65];
+            if (stat(w, &st) == 0 && S_ISREG(st.st_mode) && !pc_sha256_file_hex(w, hex)) {
+                cJSON *f = cJSON_CreateObject();
+                char *rp = realpath(w, NULL);
+                cJSON_AddStringToObject(f, "path", rp ? rp : w);
+                cJSON_AddStringToObject(f, "sha256", hex);
+                free(rp);
+                cJSON_AddItemToArray(files, f);
+            }
+        }
+        free(w);
+    }
+    if (!have_exe) { cJSON_AddStringToObject(r, "executable", ""); cJSON_AddStringToObject(r, "executable_sha256", "unavailable"); }
+    cJSON_AddItemToObject(r, "files", files);
+    return r;
+}
+
+/* ---- expected failures ---- */
+
+typedef struct xf_entry { char *id, *outcome, *reason; bool seen; } xf_entry;
+typedef struct xf_list { xf_entry *e; size_t n; char *header; } xf_list;
+
+static void xf_free(xf_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) { free(l->e[i].id); free(l->e[i].outcome); free(l->e[i].reason); }
+    free(l->e);
+    free(l->header);
+    memset(l, 0, sizeof *l);
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
+    return s;
+}
+
+static bool known_outcome(const char *s)
+{
+    for (int i = 1; i < O_COUNT; i++)
+        if (!strcmp(s, k_outcomes[i])) return true;
+    return false;
+}
+
+/* "<case-id> [<outcome>] [# reason]" per line; '#' lines are comments (the leading block is kept
+ * when the list is rewritten). Returns -1 with a message when the file is unusable. */
+static int xf_load(const char *path, xf_list *l, bool may_be_missing, FILE *log)
+{
+    memset(l, 0, sizeof *l);
+    size_t len;
+    char *text = pc_slurp(path, 16u << 20, &len);
+    if (!text) {
+        if (may_be_missing && !pc_file_exists(path)) return 0;
+        fprintf(log, "certify: --expect-fail %s: unreadable\n", path);
+        return -1;
+    }
+    pc_sb head = {0};
+    bool in_head = true;
+    int rc = 0;
+    size_t lineno = 0;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        char *t = trim(line);
+        if (!*t || *t == '#') {
+            if (in_head && *t) { pc_sb_puts(&head, t); pc_sb_puts(&head, "\n"); }
+            continue;
+        }
+        in_head = false;
+        char *hash = strchr(t, '#'), *reason = "";
+        if (hash) { *hash = 0; reason = trim(hash + 1); }
+        char *save2 = NULL, *id = strtok_r(t, " \t", &save2), *outc = strtok_r(NULL, " \t", &save2), *extra = strtok_r(NULL, " \t", &save2);
+        if (extra || (outc && !known_outcome(outc))) {
+            fprintf(log, "certify: %s:%zu: want \"<case-id> [<outcome>] [# reason]\" with outcome one of wrong-output, accepted-invalid, rejected-valid, crash, timeout\n", path, lineno);
+            rc = -1;
+            continue;
+        }
+        bool dup = false;
+        for (size_t i = 0; i < l->n; i++) dup |= !strcmp(l->e[i].id, id);
+        if (dup) { fprintf(log, "certify: %s:%zu: %s listed twice\n", path, lineno, id); rc = -1; continue; }
+        xf_entry *ne = realloc(l->e, (l->n + 1) * sizeof *ne);
+        if (!ne) { rc = -1; break; }
+        l->e = ne;
+        l->e[l->n++] = (xf_entry){pc_strdup(id), outc ? pc_strdup(outc) : NULL, pc_strdup(reason), false};
+    }
+    free(text);
+    l->header = pc_sb_take(&head);
+    return rc;
+}
+
+static xf_entry *xf_find(xf_list *l, const char *id)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->e[i].id, id)) return &l->e[i];
+    return NULL;
+}
+
+/* ---- running the readers ---- */
+
+typedef struct case_run {
+    char *outdir, *out, *log, *cmd;
+    bool started, done, timed_out, spawn_failed;
+    int status;
+    pid_t pid;
+    double start, deadline, secs;
+} case_run;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void child_exec(const case_run *r, unsigned long mem_mb)
+{
+    setpgid(0, 0);
+    int nul = open("/dev/null", O_RDONLY);
+    int lg = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (nul < 0 || lg < 0) _exit(126);
+    dup2(nul, 0);
+    dup2(lg, 1);
+    dup2(lg, 2);
+    if (nul > 2) close(nul);
+    if (lg > 2) close(lg);
+    struct rlimit rl = {0, 0};
+    setrlimit(RLIMIT_CORE, &rl);
+    rl.rlim_cur = rl.rlim_max = OUTPUT_FSIZE_LIMIT;
+    setrlimit(RLIMIT_FSIZE, &rl);
+    if (mem_mb) { rl.rlim_cur = rl.rlim_max = (rlim_t)mem_mb << 20; setrlimit(RLIMIT_AS, &rl); }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    execl("/bin/sh", "sh", "-c", r->cmd, (char *)NULL);
+    _exit(127);
+}
+
+static void start_one(case_run *r, const pc_certify_opts *o)
+{
+    r->started = true;
+    r->start = now_s();
+    r->deadline = r->start + o->timeout_s;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) { r->spawn_failed = true; r->done = true; return; }
+    if (pid == 0) child_exec(r, o->mem_limit_mb);
+    setpgid(pid, pid); /* also in the parent, so the group exists before any kill */
+    r->pid = pid;
+}
+
+/* Poll the running readers: reap finished ones, kill groups past their deadline. */
+static int poll_running(case_run *runs, size_t n)
+{
+    int running = 0;
+    double t = now_s();
+    for (size_t i = 0; i < n; i++) {
+        case_run *r = &runs[i];
+        if (!r->started || r->done) continue;
+        int st;
+        pid_t p = waitpid(r->pid, &st, WNOHANG);
+        if (p == r->pid) {
+            kill(-r->pid, SIGKILL); /* whatever it left running in its group */
+            r->status = st;
+            r->done = true;
+            r->secs = t - r->start;
+        } else if (t > r->deadline) {
+            kill(-r->pid, SIGKILL);
+            waitpid(r->pid, &st, 0);
+            r->status = st;
+            r->timed_out = true;
+            r->done = true;
+            r->secs = t - r->start;
+        } else {
+            running++;
+        }
+    }
+    return running;
+}
+
+static void run_all(case_run *runs, size_t n, const pc_certify_opts *o)
+{
+    size_t next = 0;
+    int jobs = o->jobs > 0 ? o->jobs : 2;
+    for (;;) {
+        int running = poll_running(runs, n);
+        while (running < jobs && next < n) {
+            if (runs[next].cmd) { start_one(&runs[next], o); running++; }
+            next++;
+        }
+        if (!running && next >= n) break;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static char *log_tail(const char *path)
+{
+    size_t len;
+    char *t = pc_slurp(path, 64u << 20, &len);
+    if (!t) return pc_strdup("");
+    const char *s = len > LOG_TAIL ? t + len - LOG_TAIL : t;
+    char *r = pc_strdup(s);
+    free(t);
+    return r;
+}
+
+/* ---- checking what the reader wrote ---- */
+
+static const char *short_reason(const pc_ctx *cx)
+{
+    if (cx->io_error) return cx->io_message;
+    for (size_t i = 0; i < cx->nfindings; i++)
+        if (cx->findings[i].status == PC_STATUS_FAIL) return cx->findings[i].message;
+    return "unreadable";
+}
+
+typedef struct ref_view {
+    pc_ctx cx;
+    pc_input *in;
+    bool opened;
+} ref_view;
+
+static void ref_open(ref_view *rv, const pc_case *k)
+{
+    if (rv->opened) return;
+    rv->opened = true;
+    pc_profile prof = !strcmp(pc_json_str(k->expect, "profile"), "compat") ? PC_PROFILE_COMPAT : PC_PROFILE_STRICT;
+    if (pc_ctx_init(&rv->cx, prof)) return;
+    rv->in = pc_input_open(k->input, NULL, &rv->cx);
+    if (rv->in) pc_validate(rv->in, &rv->cx);
+}
+
+static void ref_close(ref_view *rv)
+{
+    if (!rv->opened) return;
+    pc_input_free(rv->in);
+    pc_ctx_free(&rv->cx);
+}
+
+typedef struct mod_check {
+    cJSON *problems;      /* strings */
+    cJSON *first_diff;    /* object or NULL */
+    cJSON *diagnosis;     /* object or NULL */
+    cJSON *picture;       /* object or NULL */
+} mod_check;
+
+static void add_problem(mod_check *mc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_problem(mod_check *mc, const char *fmt, ...)
+{
+    char buf[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cJSON_AddItemToArray(mc->problems, cJSON_CreateString(buf));
+}
+
+static bool shape_equals(const pc_tensor *t, const cJSON *shape)
+{
+    if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) != t->ndim) return false;
+    for (int d = 0; d < t->ndim; d++)
+        if (cJSON_GetArrayItem(shape, d)->valuedouble != (double)t->shape[d]) return false;
+    return true;
+}
+
+/* The same shape except a wider last dimension (the padded-columns bug). */
+static bool shape_wider(const pc_tensor *t, const cJSON *shape)
+{
+    if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) != t->ndim || t->ndim < 1) return false;
+    for (int d = 0; d < t->ndim - 1; d++)
+        if (cJSON_GetArrayItem(shape, d)->valuedouble != (double)t->shape[d]) return false;
+    return (double)t->shape[t->ndim - 1] > cJSON_GetArrayItem(shape, t->ndim - 1)->valuedouble;
+}
+
+static char *b64(const uint8_t *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *o = malloc(4 * ((n + 2) / 3) + 1), *q = o;
+    if (!o) return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        *q++ = tab[v >> 18 & 63];
+        *q++ = tab[v >> 12 & 63];
+        *q++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        *q++ = i + 2 < n ? tab[v & 63] : '=';
+    }
+    *q = 0;
+    return o;
+}
+
+/* Top-left window of expected vs got (expert 0), codes when the reader wrote codes, else weights
+ * scaled to 0..255 over the expected window's range. */
+static cJSON *picture(const dg_module *m, const uint8_t *gc, const float *gw, uint64_t got_k)
+{
+    uint64_t rows = m->N < PICTURE_MAX ? m->N : PICTURE_MAX, cols = m->K < PICTURE_MAX ? m->K : PICTURE_MAX;
+    size_t n = (size_t)(rows * cols);
+    uint8_t *ex = malloc(n ? n : 1), *got = malloc(n ? n : 1);
+    if (!ex || !got) { free(ex); free(got); return NULL; }
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t c = 0; c < cols; c++) {
+            float v = m->weights[r * m->K + c];
+            if (isfinite(v)) { lo = v < lo ? v : lo; hi = v > hi ? v : hi; }
+        }
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t c = 0; c < cols; c++) {
+            size_t i = (size_t)(r * cols + c);
+            if (gc) { ex[i] = m->codes[r * m->K + c]; got[i] = gc[r * got_k + c]; continue; }
+            float e = m->weights[r * m->K + c], g = gw[r * got_k + c];
+            float span = hi > lo ? hi - lo : 1;
+            float fe = (e - lo) / span * 255, fg = (g - lo) / span * 255;
+            ex[i] = isfinite(fe) ? (uint8_t)(fe < 0 ? 0 : fe > 255 ? 255 : fe) : 0;
+            got[i] = isfinite(fg) ? (uint8_t)(fg < 0 ? 0 : fg > 255 ? 255 : fg) : 255;
+        }
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "module", m->prefix);
+    cJSON_AddStringToObject(p, "kind", gc ? "codes" : "weights");
+    cJSON_AddNumberToObject(p, "rows", (double)rows);
+    cJSON_AddNumberToObject(p, "cols", (double)cols);
+    cJSON_AddNumberToObject(p, "levels", gc ? (double)(1u << (m->bits > 8 ? 8 : m->bits)) : 256);
+    char *e64 = b64(ex, n), *g64 = b64(got, n);
+    cJSON_AddStringToObject(p, "expected", e64 ? e64 : "");
+    cJSON_AddStringToObject(p, "got", g64 ? g64 : "");
+    free(e64); free(g64); free(ex); free(got);
+    return p;
+}
+
+static cJSON *coord_json(const dg_module *m, size_t i, uint64_t kcols)
+{
+    cJSON *a = cJSON_CreateArray();
+    uint64_t k = i % kcols, row = i / kcols;
+    if (m->E > 1) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)(row / m->N)));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber((double)(row % m->N)));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber((double)k));
+    return a;
+}
+
+/* Compare with the reference values: the first differing element. */
+static void first_difference(mod_check *mc, const dg_module *m, const uint8_t *gc, const float *gw, unsigned ulp)
+{
+    for (size_t i = 0; i < m->numel; i++) {
+        bool dc = gc && gc[i] != m->codes[i];
+        bool dw = gw && !dg_f32_close(gw[i], m->weights[i], ulp);
+        if (!dc && !dw) continue;
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "module", m->prefix);
+        cJSON_AddStringToObject(d, "tensor", dc ? "codes" : "weight");
+        cJSON_AddNumberToObject(d, "index", (double)i);
+        cJSON_AddItemToObject(d, "at", coord_json(m, i, m->K));
+        if (dc) { cJSON_AddNumberToObject(d, "expected", m->codes[i]); cJSON_AddNumberToObject(d, "got", gc[i]); }
+        else {
+            char e[40], g[40];
+            snprintf(e, sizeof e, "%.9g", (double)m->weights[i]);
+            snprintf(g, sizeof g, "%.9g", (double)gw[i]);
+            cJSON_AddStringToObject(d, "expected", e);
+            cJSON_AddStringToObject(d, "got", g);
+        }
+        mc->first_diff = d;
+        return;
+    }
+}
+
+typedef struct got_tensors { uint8_t *codes; float *weights; uint64_t k; bool codes_ok, weights_ok; } got_tensors;
+
+static bool hash_is(const void *p, size_t n, const char *want)
+{
+    char hex[65];
+    pc_sha256_hex(p, n, hex);
+    return *want && !strcmp(hex, want);
+}
+
+/* Read M.codes / M.weight of the output, checking dtype and shape. */
+static int read_got(mod_check *mc, const pc_input *out, const char *name, const cJSON *pin, got_tensors *g, bool *shape_pad)
+{
+    const cJSON *shape = cJSON_GetObjectItem(pin, "shape");
+    char *cn = pc_asprintf("%s.codes", name), *wn = pc_asprintf("%s.weight", name);
+    const pc_tensor *tc = cn ? pc_input_find(out, cn) : NULL, *tw = wn ? pc_input_find(out, wn) : NULL;
+    free(cn);
+    free(wn);
+    memset(g, 0, sizeof *g);
+    if (!tc && !tw) { add_problem(mc, "module %s: missing (neither %s.codes nor %s.weight in the output)", name, name, name); return -1; }
+    const pc_tensor *ts[2] = {tc, tw};
+    for (int w = 0; w < 2; w++) {
+        const pc_tensor *t = ts[w];
+        if (!t) continue;
+        pc_dtype want = w ? PC_DT_F32 : PC_DT_U8;
+        if (t->dtype != want) { add_problem(mc, "%s: dtype %s, expected %s", t->name, pc_dtype_name(t->dtype), pc_dtype_name(want)); return -1; }
+        bool wide = false;
+        if (!shape_equals(t, shape)) {
+            wide = shape_wider(t, shape);
+            if (!wide) { add_problem(mc, "%s: shape differs from the pinned one", t->name); return -1; }
+            *shape_pad = true;
+        }
+        void *data = pc_tensor_load(t, VIEW_LIMIT);
+        if (!data) { add_problem(mc, "%s: unreadable", t->name); return -1; }
+        g->k = t->ndim ? t->shape[t->ndim - 1] : 1;
+        if (w) g->weights = data; else g->codes = data;
+        if (!wide && !w) g->codes_ok = hash_is(data, (size_t)t->nbytes, pc_json_str(pin, "codes_sha256"));
+        if (!wide && w) g->weights_ok = hash_is(data, (size_t)t->nbytes, pc_json_str(pin, "weight_f32_sha256"));
+    }
+    if (tc && tw && tc->ndim == tw->ndim && tc->shape[tc->ndim - 1] != tw->shape[tw->ndim - 1]) {
+        add_problem(mc, "module %s: codes and weight shapes differ", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Our reference view of one module, held to the corpus pins. */
+static int reference(ref_view *rv, const pc_case *k, const char *name, const cJSON *pin, uint8_t **rc, float **rw, const pc_module **pm, char *why, size_t whylen)
+{
+    ref_open(rv, k);
+    *rc = NULL;
+    *rw = NULL;
+    if (!rv->in || rv->cx.io_error) { snprintf(why, whylen, "the case input could not be opened by packcheck"); return -1; }
+    long mi = pc_module_find(rv->in, name);
+    if (mi < 0) { snprintf(why, whylen, "packcheck does not decode module %s on this branch", name); return -1; }
+    *pm = &rv->in->modules[mi];
+    if (pc_logical_decode(rv->in, *pm, PC_IMPL_REF, rc, rw, &rv->cx)) { snprintf(why, whylen, "packcheck's reference decode failed"); return -1; }
+    size_t n = (size_t)(*pm)->numel;
+    if (!hash_is(*rc, n, pc_json_str(pin, "codes_sha256")) || !hash_is(*rw, n * 4, pc_json_str(pin, "weight_f32_sha256"))) {
+        snprintf(why, whylen, "packcheck's reference view disagrees with the corpus pins");
+        free(*rc); free(*rw);
+        *rc = NULL; *rw = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void check_module(mod_check *mc, ref_view *rv, const pc_case *k, const pc_input *out, const cJSON *pin, unsigned ulp, bool want_picture)
+{
+    const char *name = pin->string;
+    got_tensors g;
+    bool pad = false;
+    if (read_got(mc, out, name, pin, &g, &pad)) { free(g.codes); free(g.weights); return; }
+    uint8_t *rc = NULL;
+    float *rw = NULL;
+    const pc_module *pm = NULL;
+    char why[200] = "";
+    bool have_ref = reference(rv, k, name, pin, &rc, &rw, &pm, why, sizeof why) == 0;
+    bool codes_bad = g.codes && !g.codes_ok, weights_bad = g.weights && !g.weights_ok;
+    dg_module dm;
+    bool have_dm = have_ref && dg_module_load(rv->in, pm, rc, rw, &dm) == 0;
+    /* With --ulp the weights are compared by value, not by hash. */
+    if (weights_bad && !pad && ulp && have_ref) {
+        weights_bad = false;
+        for (size_t i = 0; i < dm.numel && !weights_bad; i++) weights_bad = !dg_f32_close(g.weights[i], rw[i], ulp);
+    }
+    if (!pad && !codes_bad && !weights_bad) goto done;
+    if (pad) add_problem(mc, "module %s: %llu columns, the pinned shape has %.0f", name, (unsigned long long)g.k,
+                         cJSON_GetArrayItem(cJSON_GetObjectItem(pin, "shape"), cJSON_GetArraySize(cJSON_GetObjectItem(pin, "shape")) - 1)->valuedouble);
+    else add_problem(mc, "module %s: %s%s%s differ from the corpus", name, codes_bad ? "codes" : "", codes_bad && weights_bad ? " and " : "", weights_bad ? "weights" : "");
+    if (!have_dm) { add_problem(mc, "no diagnosis: %s", why); goto done; }
+    if (!pad && !mc->first_diff) first_difference(mc, &dm, g.codes, g.weights, ulp);
+    if (!mc->diagnosis) mc->diagnosis = dg_diagnose(&dm, g.codes, g.weights, g.k, ulp);
+    if (!mc->diagnosis && *dm.note) add_problem(mc, "diagnosis limited: %s", dm.note);
+    if (want_picture && !mc->picture && (!pad || g.k >= dm.K)) mc->picture = picture(&dm, g.codes, g.weights, g.k);
+done:
+    if (have_dm) dg_module_free(&dm);
+    free(rc); free(rw); free(g.codes); free(g.weights);
+}
+
+static bool is_patterned(const pc_case *k)
+{
+    return strstr(k->id, "pattern") || cJSON_GetObjectItem(k->expect, "probe") || cJSON_GetObjectItem(k->expect, "pattern");
+}
+
+/* An accepted case: is the output the corpus's logical view? Fills detail fields of c. */
+static int check_output(const pc_case *k, const case_run *r, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail)
+{
+    pc_ctx ocx;
+    if (pc_ctx_init(&ocx, PC_PROFILE_STRICT)) return O_WRONG;
+    int outcome = O_PASS;
+    pc_input *out = NULL;
+    ref_view rv = {0};
+    mod_check mc = {cJSON_CreateArray(), NULL, NULL, NULL};
+    if (!pc_file_exists(r->out)) { add_problem(&mc, "exit 0 but no output file"); goto done; }
+    out = pc_input_open(r->out, NULL, &ocx);
+    if (!out || ocx.oom || ocx.io_error || pc_rejected(&ocx) || out->is_gguf) {
+        add_problem(&mc, "the output is not a valid safetensors file: %s", out && out->is_gguf ? "GGUF" : short_reason(&ocx));
+        goto done;
+    }
+    const cJSON *pin;
+    cJSON_ArrayForEach(pin, cJSON_GetObjectItem(k->expect, "modules")) check_module(&mc, &rv, k, out, pin, ulp, want_picture);
+done:
+    if (cJSON_GetArraySize(mc.problems)) {
+        outcome = O_WRONG;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, mc.problems) {
+            if (detail->n) pc_sb_puts(detail, "; ");
+            pc_sb_puts(detail, p->valuestring);
+        }
+    }
+    if (mc.first_diff) cJSON_AddItemToObject(c, "first_diff", mc.first_diff);
+    if (mc.diagnosis) cJSON_AddItemToObject(c, "diagnosis", mc.diagnosis);
+    if (mc.picture) cJSON_AddItemToObject(c, "picture", mc.picture);
+    cJSON_Delete(mc.problems);
+    ref_close(&rv);
+    pc_input_free(out);
+    pc_ctx_free(&ocx);
+    return outcome;
+}
+
+static int classify(const pc_case *k, const case_run *r, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail)
+{
+    const char *verdict = pc_json_str(k->expect, "verdict");
+    if (r->spawn_failed) { pc_sb_puts(detail, "could not start the reader (fork failed)"); return O_CRASH; }
+    if (r->timed_out) { pc_sb_printf(detail, "still running after %.1f s; process group killed", r->secs); return O_TIMEOUT; }
+    if (WIFSIGNALED(r->status)) { pc_sb_printf(detail, "killed by signal %d (%s)", WTERMSIG(r->status), strsignal(WTERMSIG(r->status))); return O_CRASH; }
+    int code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+    if (code != 0 && code != 1) { pc_sb_printf(detail, "exit %d (only 0 = accepted and 1 = refused are answers)", code); return O_CRASH; }
+    if (code == 1) {
+        if (!strcmp(verdict, "pass")) { pc_sb_puts(detail, "refused a valid input"); return O_REJECTED_VALID; }
+        return O_PASS;
+    }
+    if (!strcmp(verdict, "reject")) {
+        const char *rule = pc_json_str(k->expect, "reject_rule");
+        pc_sb_printf(detail, "accepted an input that breaks %s", *rule ? rule : pc_json_str(k->expect, "reject_family"));
+        return O_ACCEPTED_INVALID;
+    }
+    return check_output(k, r, ulp, want_picture, c, detail);
+}
+
+/* ---- rollups ---- */
+
+static void rollup_add(cJSON *map, const char *key, const char *family, int outcome, const char *status, const char *id)
+{
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(map, key);
+    if (!e) {
+        e = cJSON_AddObjectToObject(map, key);
+        if (family) cJSON_AddStringToObject(e, "family", family);
+        cJSON_AddNumberToObject(e, "cases", 0);
+        cJSON_AddNumberToObject(e, "pass", 0);
+        cJSON_AddNumberToObject(e, "expected_fail", 0);
+        cJSON_AddNumberToObject(e, "fail", 0);
+        cJSON_AddObjectToObject(e, "outcomes");
+        cJSON_AddArrayToObject(e, "failing");
+    }
+    cJSON *o = cJSON_GetObjectItem(e, "outcomes"), *x = cJSON_GetObjectItem(o, k_outcomes[outcome]);
+    if (x) cJSON_SetNumberValue(x, x->valuedouble + 1);
+    else cJSON_AddNumberToObject(o, k_outcomes[outcome], 1);
+    const char *field = !strcmp(status, "ok") ? "pass" : !strcmp(status, "expected-fail") ? "expected_fail" : "fail";
+    cJSON *f = cJSON_GetObjectItem(e, field), *n = cJSON_GetObjectItem(e, "cases");
+    cJSON_SetNumberValue(f, f->valuedouble + 1);
+    cJSON_SetNumberValue(n, n->valuedouble + 1);
+    if (outcome != O_PASS) cJSON_AddItemToArray(cJSON_GetObjectItem(e, "failing"), cJSON_CreateString(id));
+}
+
+static char *family_of(const char *rule)
+{
+    const char *dash = strchr(rule, '-');
+    return pc_strndup(rule, dash ? (size_t)(dash - rule) : strlen(rule));
+}
+
+static void rollup_case(cJSON *rules, cJSON *fams, const pc_case *k, int outcome, const char *status)
+{
+    cJSON *seen = cJSON_CreateObject(), *fseen = cJSON_CreateObject();
+    const cJSON *x;
+    const char *rr = pc_json_str(k->expect, "reject_rule"), *rf = pc_json_str(k->expect, "reject_family");
+    cJSON *all = cJSON_Duplicate(cJSON_GetObjectItem(k->expect, "rules"), 1);
+    if (!cJSON_IsArray(all)) { cJSON_Delete(all); all = cJSON_CreateArray(); }
+    if (*rr) cJSON_AddItemToArray(all, cJSON_CreateString(rr));
+    cJSON_ArrayForEach(x, all) {
+        if (!cJSON_IsString(x) || cJSON_GetObjectItemCaseSensitive(seen, x->valuestring)) continue;
+        cJSON_AddTrueToObject(seen, x->valuestring);
+        char *fam = family_of(x->valuestring);
+        rollup_add(rules, x->valuestring, fam, outcome, status, k->id);
+        if (fam && !cJSON_GetObjectItemCaseSensitive(fseen, fam)) { cJSON_AddTrueToObject(fseen, fam); rollup_add(fams, fam, NULL, outcome, status, k->id); }
+        free(fam);
+    }
+    if (*rf && !cJSON_GetObjectItemCaseSensitive(fseen, rf)) rollup_add(fams, rf, NULL, outcome, status, k->id);
+    cJSON_Delete(all);
+    cJSON_Delete(seen);
+    cJSON_Delete(fseen);
+}
+
+/* {"CT-001": {...}} -> [{"rule": "CT-001", ...}] sorted by key. */
+static int cmp_json_key(const void *a, const void *b) { return strcmp((*(cJSON *const *)a)->string, (*(cJSON *const *)b)->string); }
+static cJSON *map_to_sorted_array(cJSON *map, const char *keyname)
+{
+    int n = cJSON_GetArraySize(map);
+    cJSON **v = calloc((size_t)(n ? n : 1), sizeof *v), *x, *arr = cJSON_CreateArray();
+    int i = 0;
+    cJSON_ArrayForEach(x, map) v[i++] = x;
+    qsort(v, (size_t)n, sizeof *v, cmp_json_key);
+    for (i = 0; i < n; i++) {
+        cJSON *e = cJSON_Duplicate(v[i], 1);
+        cJSON_AddItemToObject(e, keyname, cJSON_CreateString(v[i]->string));
+        cJSON_AddItemToArray(arr, e);
+    }
+    free(v);
+    return arr;
+}
+
+/* ---- the run ---- */
+
+static bool selected(const pc_certify_opts *o, const char *id)
+{
+    if (!o->nonly) return true;
+    for (int i = 0; i < o->nonly; i++)
+        if (strstr(id, o->only[i])) return true;
+    return false;
+}
+
+static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *f)
+{
+    (void)st; (void)type; (void)f;
+    return remove(p);
+}
+
+static int write_expect(const char *path, const xf_list *old, const cJSON *cases, const pc_certify_opts *o)
+{
+    char *tmp = pc_asprintf("%s.tmp", path);
+    FILE *f = tmp ? fopen(tmp, "w") : NULL;
+    if (!f) { free(tmp); return -1; }
+    if (old->header && *old->header) fputs(old->header, f);
+    else fprintf(f, "# packcheck certify: expected failures of reader \"%s\"\n# <case-id> <outcome>  # reason. Rewritten by --update-expect from a full run.\n",
+                 o->name ? o->name : o->reader);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases) {
+        const char *outc = pc_json_str(c, "outcome"), *id = pc_json_str(c, "case");
+        if (!strcmp(outc, "pass")) continue;
+        xf_entry *e = NULL;
+        for (size_t i = 0; i < old->n && !e; i++)
+            if (!strcmp(old->e[i].id, id)) e = &old->e[i];
+        char reason[160];
+        if (e && e->reason && *e->reason) snprintf(reason, sizeof reason, "%s", e->reason);
+        else {
+            const cJSON *dg = cJSON_GetObjectItem(c, "diagnosis");
+            snprintf(reason, sizeof reason, "%s", dg ? pc_json_str(dg, "title") : pc_json_str(c, "detail"));
+            for (char *q = reason; *q; q++) if (*q == '\n' || *q == '#') *q = ' ';
+        }
+        fprintf(f, "%s %s  # %s\n", id, outc, reason);
+    }
+    int rc = fclose(f) ? -1 : rename(tmp, path);
+    free(tmp);
+    return rc;
+}
+
+cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
+{
+    *exit_code = PC_EXIT_ERROR;
+    FILE *log = o->log ? o->log : stderr;
+    pc_corpus c;
+    xf_list xf = {0};
+    case_run *runs = NULL;
+    char *work = NULL;
+    bool own_work = false;
+    cJSON *doc = NULL;
+    if (pc_corpus_load(o->corpus, &c, log)) { pc_corpus_free(&c); return NULL; }
+    cJSON *pins = cJSON_CreateArray();
+    if (pc_corpus_verify_pins(&c, pins, log)) {
+        fprintf(log, "certify: %s: the corpus does not match its MANIFEST.sha256; refusing to certify against it\n", o->corpus);
+        cJSON_Delete(pins);
+        goto out;
+    }
+    cJSON_Delete(pins);
+    if (o->expect_fail && xf_load(o->expect_fail, &xf, o->update_expect, log)) goto out;
+    if (o->workdir) work = pc_strdup(o->workdir);
+    else {
+        const char *tmp = getenv("TMPDIR");
+        work = pc_asprintf("%s/packcheck-certify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!work || !mkdtemp(work)) { fprintf(log, "certify: cannot create a work directory\n"); goto out; }
+        own_work = true;
+    }
+    mkdir(work, 0755);
+    runs = calloc(c.ncases ? c.ncases : 1, sizeof *runs);
+    if (!runs) goto out;
+    for (size_t i = 0; i < c.ncases; i++) {
+        if (!selected(o, c.cases[i].id)) continue;
+        case_run *r = &runs[i];
+        r->outdir = pc_asprintf("%s/%zu", work, i);
+        r->out = pc_asprintf("%s/%zu/view.safetensors", work, i);
+        r->log = pc_asprintf("%s/%zu.log", work, i);
+        if (!r->outdir || !r->out || !r->log) goto out;
+        mkdir(r->outdir, 0755);
+        remove(r->out);
+        r->cmd = pc_certify_command(o->reader, c.cases[i].input, r->out);
+        if (!r->cmd) goto out;
+    }
+    fprintf(log, "certify: %zu cases, reader: %s\n", c.ncases, o->reader);
+    run_all(runs, c.ncases, o);
+
+    doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "packcheck_version", PACKCHECK_VERSION);
+    cJSON_AddStringToObject(doc, "kind", "certify");
+    cJSON_AddItemToObject(doc, "reader", reader_json(o));
+    cJSON *corp = cJSON_AddObjectToObject(doc, "corpus");
+    char *real = realpath(o->corpus, NULL);
+    cJSON_AddStringToObject(corp, "path", real ? real : o->corpus);
+    free(real);
+    cJSON_AddStringToObject(corp, "manifest_sha256", c.manifest_sha256);
+    cJSON_AddNumberToObject(corp, "cases", (double)c.ncases);
+    cJSON_AddStringToObject(doc, "manifest_sha256", c.manifest_sha256);
+    cJSON *opts = cJSON_AddObjectToObject(doc, "options");
+    cJSON_AddNumberToObject(opts, "timeout_s", o->timeout_s);
+    cJSON_AddNumberToObject(opts, "ulp", o->ulp);
+    cJSON_AddNumberToObject(opts, "jobs", o->jobs);
+    cJSON_AddBoolToObject(opts, "partial", o->nonly > 0);
+    if (o->expect_fail) cJSON_AddStringToObject(opts, "expect_fail", o->expect_fail);
+    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
+    cJSON *rules = cJSON_CreateObject(), *fams = cJSON_CreateObject();
+    int counts[O_COUNT] = {0}, n_xfail = 0, n_stale = 0, n_fail = 0, n_run = 0, pictures = 0;
+    for (size_t i = 0; i < c.ncases; i++) {
+        const pc_case *k = &c.cases[i];
+        const case_run *r = &runs[i];
+        if (!r->cmd) continue;
+        n_run++;
+        cJSON *cj = cJSON_CreateObject();
+        cJSON_AddStringToObject(cj, "case", k->id);
+        cJSON_AddStringToObject(cj, "expected", pc_json_str(k->expect, "verdict"));
+        pc_sb detail = {0};
+        bool want_pic = is_patterned(k) || pictures < 3;
+        int oc = classify(k, r, o->ulp, want_pic, cj, &detail);
+        if (cJSON_GetObjectItem(cj, "picture")) pictures++;
+        counts[oc]++;
+        cJSON_AddStringToObject(cj, "outcome", k_outcomes[oc]);
+        if (r->timed_out) cJSON_AddStringToObject(cj, "exit", "timeout");
+        else if (WIFSIGNALED(r->status)) cJSON_AddNumberToObject(cj, "signal", WTERMSIG(r->status));
+        else if (WIFEXITED(r->status)) cJSON_AddNumberToObject(cj, "exit", WEXITSTATUS(r->status));
+        cJSON_AddNumberToObject(cj, "seconds", (double)(long)(r->secs * 1000) / 1000);
+        xf_entry *xe = xf_find(&xf, k->id);
+        const char *status = "ok";
+        if (xe) {
+            xe->seen = true;
+            cJSON_AddStringToObject(cj, "expected_failure", xe->reason ? xe->reason : "");
+            if (oc == O_PASS) { status = "stale"; n_stale++; pc_sb_puts(&detail, detail.n ? "; " : ""); pc_sb_puts(&detail, "listed as an expected failure but passes: remove it from the list"); }
+            else if (xe->outcome && strcmp(xe->outcome, k_outcomes[oc])) { status = "fail"; n_fail++; pc_sb_printf(&detail, "; listed as expected %s, got %s", xe->outcome, k_outcomes[oc]); }
+            else { status = "expected-fail"; n_xfail++; }
+        } else if (oc != O_PASS) { status = "fail"; n_fail++; }
+        cJSON_AddStringToObject(cj, "status", status);
+        char *d = pc_sb_take(&detail);
+        cJSON_AddStringToObject(cj, "detail", d ? d : "");
+        free(d);
+        if (oc != O_PASS) { char *t = log_tail(r->log); cJSON_AddStringToObject(cj, "log_tail", t ? t : ""); free(t); }
+        const cJSON *rl = cJSON_GetObjectItem(k->expect, "rules");
+        cJSON_AddItemToObject(cj, "rules", cJSON_IsArray(rl) ? cJSON_Duplicate(rl, 1) : cJSON_CreateArray());
+        if (*pc_json_str(k->expect, "reject_rule")) cJSON_AddStringToObject(cj, "reject_rule", pc_json_str(k->expect, "reject_rule"));
+        if (*pc_json_str(k->expect, "reject_family")) cJSON_AddStringToObject(cj, "reject_family", pc_json_str(k->expect, "reject_family"));
+        cJSON_AddItemToArray(cases, cj);
+        rollup_case(rules, fams, k, oc, status);
+        fprintf(log, "%-16s %s%s%s\n", !strcmp(status, "stale") ? "STALE" : !strcmp(status, "expected-fail") ? "xfail" : k_outcomes[oc], k->id,
+                oc != O_PASS ? ": " : "", oc != O_PASS ? pc_json_str(cj, "detail") : "");
+    }
+    /* Entries naming no case of the corpus are stale too (they can never pass or fail). */
+    cJSON *unknown = cJSON_CreateArray();
+    for (size_t i = 0; i < xf.n; i++) {
+        bool exists = false;
+        for (size_t j = 0; j < c.ncases && !exists; j++) exists = !strcmp(c.cases[j].id, xf.e[i].id);
+        if (!exists) { cJSON_AddItemToArray(unknown, cJSON_CreateString(xf.e[i].id)); n_stale++; fprintf(log, "stale            %s: listed as an expected failure but no such case in the corpus\n", xf.e[i].id); }
+    }
+    cJSON_AddItemToObject(doc, "rules", map_to_sorted_array(rules, "rule"));
+    cJSON_AddItemToObject(doc, "families", map_to_sorted_array(fams, "family"));
+    cJSON_Delete(rules);
+    cJSON_Delete(fams);
+    cJSON *cnt = cJSON_AddObjectToObject(doc, "counts");
+    for (int i = 0; i < O_COUNT; i++) cJSON_AddNumberToObject(cnt, k_outcomes[i], counts[i]);
+    cJSON_AddNumberToObject(cnt, "expected-fail", n_xfail);
+    cJSON_AddNumberToObject(cnt, "stale", n_stale);
+    cJSON_AddNumberToObject(cnt, "unexpected", n_fail);
+    cJSON_AddNumberToObject(cnt, "run", n_run);
+    cJSON *xj = cJSON_AddObjectToObject(doc, "expect_fail");
+    cJSON_AddStringToObject(xj, "path", o->expect_fail ? o->expect_fail : "");
+    cJSON_AddNumberToObject(xj, "entries", (double)xf.n);
+    cJSON_AddItemToObject(xj, "unknown_cases", unknown);
+    if (o->update_expect) {
+        if (write_expect(o->expect_fail, &xf, cases, o)) { fprintf(log, "certify: cannot write %s\n", o->expect_fail); cJSON_Delete(doc); doc = NULL; goto out; }
+        fprintf(log, "certify: rewrote %s from this run\n", o->expect_fail);
+        n_fail = 0;
+        n_stale = 0;
+    }
+    bool certified = n_fail == 0 && n_stale == 0;
+    cJSON_AddBoolToObject(doc, "certified", certified);
+    cJSON_AddStringToObject(doc, "verdict", certified ? "certified" : "not certified");
+    cJSON_AddArrayToObject(doc, "inputs");
+    fprintf(log, "certify: %s: %d run, %d pass, %d expected failures, %d unexpected failures, %d stale expected failures\n",
+            certified ? "CERTIFIED" : "NOT CERTIFIED", n_run, counts[O_PASS], n_xfail, n_fail, n_stale);
+    *exit_code = certified ? PC_EXIT_OK : PC_EXIT_REJECT;
+out:
+    for (size_t i = 0; runs && i < c.ncases; i++) { free(runs[i].outdir); free(runs[i].out); free(runs[i].log); free(runs[i].cmd); }
+    free(runs);
+    if (own_work && work) nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(work);
+    xf_free(&xf);
+    pc_corpus_free(&c);
+    return doc;
+}
