@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "../harness/certify.h"
+#include "../core/util.h"
 #include "../report/report.h"
 
 #include <stdio.h>
@@ -14,7 +15,8 @@ static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--name NAME]\n"
     "                         [--workdir DIR] [--report FMT:PATH]...\n"
-    "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...";
+    "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...\n"
+    "       packcheck certify --render REPORT.json [--report FMT:PATH]...";
 
 #ifndef PC_DEFAULT_CORPUS
 #define PC_DEFAULT_CORPUS "fixtures"
@@ -36,15 +38,17 @@ static void help(void)
            "--update-expect      rewrite FILE from this run (refused with --only: a partial run)\n"
            "--only SUBSTR        run only cases whose id contains SUBSTR (repeatable)\n"
            "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
-           "                     kill matrix, pruned case x reader matrix)\n\n"
+           "                     kill matrix, pruned case x reader matrix)\n"
+           "--render R.json      write the other report formats of a saved certify JSON report\n\n"
            "Exit 0 certified, 1 not certified, 2 harness error (usage, corpus pins broken, unreadable files).\n",
            USAGE);
 }
 
-static int combine(int argc, char **argv, int i)
+static int combine(int argc, char **argv, int i, bool render, cli_reports *given)
 {
     const char **paths = calloc((size_t)argc, sizeof *paths);
-    cli_reports reps = {0};
+    cli_reports reps = *given; /* --report options seen before --combine / --render */
+    memset(given, 0, sizeof *given);
     int n = 0, rc = PC_EXIT_ERROR;
     const char *v;
     if (!paths) return rc;
@@ -58,8 +62,17 @@ static int combine(int argc, char **argv, int i)
             paths[n++] = argv[i];
         }
     }
-    if (!n) { rc = cli_usage(USAGE, "--combine needs at least one certify JSON report"); goto out; }
-    cJSON *doc = pc_certify_combine(paths, n, stderr);
+    if (!n || (render && n != 1)) { rc = cli_usage(USAGE, render ? "--render takes one certify JSON report" : "--combine needs at least one certify JSON report"); goto out; }
+    cJSON *doc = NULL;
+    if (render) {
+        size_t len;
+        char *t = pc_slurp(paths[0], 256u << 20, &len);
+        doc = t ? cJSON_ParseWithLength(t, len) : NULL;
+        free(t);
+        if (!doc || strncmp(pc_json_str(doc, "kind"), "certify", 7)) { fprintf(stderr, "packcheck: %s is not a certify JSON report\n", paths[0]); cJSON_Delete(doc); goto out; }
+    } else {
+        doc = pc_certify_combine(paths, n, stderr);
+    }
     if (!doc) goto out;
     rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : PC_EXIT_OK;
     if (!reps.n) { char *t = pc_report_markdown(doc); if (t) { puts(t); free(t); } }
@@ -88,7 +101,7 @@ int cmd_certify(int argc, char **argv)
     double d;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) { help(); rc = PC_EXIT_OK; goto out; }
-        if (!strcmp(argv[i], "--combine")) { rc = combine(argc, argv, i + 1); goto out; }
+        if (!strcmp(argv[i], "--combine") || !strcmp(argv[i], "--render")) { rc = combine(argc, argv, i + 1, argv[i][2] == 'r', &reps); goto out; }
         if ((v = cli_value(argc, argv, &i, "--reader"))) o.reader = v;
         else if ((v = cli_value(argc, argv, &i, "--corpus"))) o.corpus = v;
         else if ((v = cli_value(argc, argv, &i, "--expect-fail"))) o.expect_fail = v;

@@ -390,18 +390,9 @@ static bool shape_wider(const pc_tensor *t, const cJSON *shape)
 
 static char *b64(const uint8_t *p, size_t n)
 {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *o = malloc(4 * ((n + 2) / 3) + 1), *q = o;
-    if (!o) return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        *q++ = tab[v >> 18 & 63];
-        *q++ = tab[v >> 12 & 63];
-        *q++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
-        *q++ = i + 2 < n ? tab[v & 63] : '=';
-    }
-    *q = 0;
-    return o;
+    pc_sb b = {0};
+    pc_sb_base64(&b, p, n);
+    return pc_sb_take(&b);
 }
 
 /* Top-left window of expected vs got (expert 0), codes when the reader wrote codes, else weights
