@@ -41,6 +41,7 @@ int cmd_corpus(int argc, char **argv)
     cJSON *doc = pc_corpus_run(dir ? dir : PC_DEFAULT_CORPUS, stdout, &failed);
     if (!doc) { fprintf(stderr, "packcheck: %s is not a corpus\n", dir ? dir : PC_DEFAULT_CORPUS); goto out; }
     int passed = (int)cJSON_GetObjectItem(doc, "cases_passed")->valuedouble;
+    pc_corpus_print_rollup(doc, stdout);
     printf("corpus: %d passed, %d failed\n", passed, failed);
     rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : failed ? PC_EXIT_REJECT : PC_EXIT_OK;
     cJSON_Delete(doc);

@@ -119,8 +119,8 @@ static char **list_containers(const char *dir, size_t *n, bool *gguf)
         (*v)[(*k)++] = pc_strdup(de->d_name);
     }
     closedir(d);
-    qsort(st, nst, sizeof *st, cmp_cstr);
-    qsort(gg, ngg, sizeof *gg, cmp_cstr);
+    pc_sort(st, nst, sizeof *st, cmp_cstr);
+    pc_sort(gg, ngg, sizeof *gg, cmp_cstr);
     *gguf = nst == 0 && ngg > 0;
     char **keep = *gguf ? gg : st, **drop = *gguf ? st : gg;
     size_t nkeep = *gguf ? ngg : nst, ndrop = *gguf ? nst : ngg;
@@ -181,7 +181,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
         free(p);
     }
     if (rc == 0) {
-        qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
         check_cross_file_duplicates(in, cx);
         if (ix.root && !pc_family_failed(cx, "ST")) st_index_verify(&ix, in, cx);
     }
@@ -211,7 +211,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
     } else {
         in->files = calloc(1, sizeof *in->files);
         rc = in->files ? open_container(in, path, cx, &cap) : -1;
-        qsort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
     }
     if (rc) cx->oom = true;
     return in;

@@ -2,6 +2,18 @@
 
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static bool is_hex(uint8_t c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+static bool is_json_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+/* cJSON treats every byte <= 0x20 as whitespace and hands numbers to strtod: only these may sit
+ * between tokens, and a number or literal must end at one of them. */
+static bool is_structural(uint8_t c) { return c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':'; }
+static bool is_delim(const uint8_t *s, size_t n, size_t i) { return i >= n || is_json_ws(s[i]) || is_structural(s[i]); }
+
+static unsigned hex4(const uint8_t *p)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) v = v * 16 + (unsigned)(is_digit(p[k]) ? p[k] - '0' : (p[k] | 0x20) - 'a' + 10);
+    return v;
+}
 
 /* Scan a string starting at s[i] == '"'. Returns the offset one past the closing quote, or 0. */
 static size_t scan_string(const uint8_t *s, size_t n, size_t i, bool *has_nul, size_t *err_at)
@@ -21,7 +33,17 @@ static size_t scan_string(const uint8_t *s, size_t n, size_t i, bool *has_nul, s
                 *err_at = i;
                 return 0;
             }
-            if (s[i + 1] == '0' && s[i + 2] == '0' && s[i + 3] == '0' && s[i + 4] == '0') *has_nul = true;
+            unsigned cp = hex4(s + i + 1);
+            if (cp == 0) *has_nul = true;
+            if (cp >= 0xdc00 && cp <= 0xdfff) { *err_at = i; return 0; } /* lone trailing surrogate */
+            if (cp >= 0xd800 && cp <= 0xdbff) {                             /* needs its trailing half */
+                if (i + 10 >= n || s[i + 5] != '\\' || s[i + 6] != 'u' || !is_hex(s[i + 7]) || !is_hex(s[i + 8]) ||
+                    !is_hex(s[i + 9]) || !is_hex(s[i + 10]) || hex4(s + i + 7) < 0xdc00 || hex4(s + i + 7) > 0xdfff) {
+                    *err_at = i;
+                    return 0;
+                }
+                i += 6;
+            }
             i += 4;
             continue;
         default:
@@ -72,17 +94,20 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
             i = end, values++;
         } else if (c == '-' || is_digit(c)) {
             if (!(end = scan_number(s, n, i, err_at))) return false;
+            if (!is_delim(s, n, end)) { *err_at = end; return false; }
             i = end, values++;
         } else if (c == 't' || c == 'f' || c == 'n') {
-            if (!match_word(s, n, i, "true", &end) && !match_word(s, n, i, "false", &end) &&
-                !match_word(s, n, i, "null", &end)) {
+            if ((!match_word(s, n, i, "true", &end) && !match_word(s, n, i, "false", &end) &&
+                 !match_word(s, n, i, "null", &end)) || !is_delim(s, n, end)) {
                 *err_at = i;
                 return false;
             }
             i = end, values++;
+        } else if (is_json_ws(c) || is_structural(c)) {
+            i++; /* the structure itself is the parser's to check */
         } else {
-            /* Structure and whitespace are left to the parser; anything else is its error. */
-            i++;
+            *err_at = i;
+            return false;
         }
     }
     *nvalues = values;

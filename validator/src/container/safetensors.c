@@ -92,7 +92,7 @@ static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
             next_tok(p, &t);
         }
     }
-    qsort(keys, n, sizeof *keys, cmp_str);
+    pc_sort(keys, n, sizeof *keys, cmp_str);
     for (size_t i = 1; i < n; i++)
         if (!strcmp(keys[i], keys[i - 1]))
             pc_report(p->cx, "ST-023", "__metadata__", hoff(p, key_pos), "duplicate __metadata__ key \"%s\"", keys[i]);
@@ -276,7 +276,7 @@ static int cmp_entry_offsets(const void *a, const void *b)
 static void check_duplicates(st_parse *p)
 {
     pc_eval(p->cx, "ST-022");
-    qsort(p->e, p->ne, sizeof *p->e, cmp_entry_name);
+    pc_sort(p->e, p->ne, sizeof *p->e, cmp_entry_name);
     for (size_t i = 1; i < p->ne; i++) {
         if (strcmp(p->e[i].name, p->e[i - 1].name)) continue;
         pc_report(p->cx, "ST-022", p->e[i].name, p->e[i].at, "tensor name defined twice");
@@ -296,7 +296,7 @@ static void check_coverage(st_parse *p, uint64_t buffer_len)
     size_t n = 0;
     for (size_t i = 0; i < p->ne; i++)
         if (p->e[i].seen_offsets && p->e[i].end >= p->e[i].begin && p->e[i].dtype != PC_DT_COUNT) v[n++] = &p->e[i];
-    qsort(v, n, sizeof *v, cmp_entry_offsets);
+    pc_sort(v, n, sizeof *v, cmp_entry_offsets);
     uint64_t at = 0;
     for (size_t i = 0; i < n; i++) {
         st_entry *e = v[i];

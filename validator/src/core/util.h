@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 char *pc_strdup(const char *s);
@@ -16,6 +17,12 @@ int pc_is_dir(const char *path);
 int pc_file_exists(const char *path);
 /* Read a small whole file (<= limit bytes) into a NUL-terminated buffer. */
 char *pc_slurp(const char *path, size_t limit, size_t *len);
+
+/* qsort that accepts an empty (possibly NULL) array: qsort(NULL, 0, ...) is undefined. */
+static inline void pc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1) qsort(base, n, size, cmp);
+}
 
 static inline uint16_t pc_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t pc_le32(const uint8_t *p)

@@ -69,7 +69,7 @@ int pc_corpus_load(const char *dir, pc_corpus *c, FILE *log)
         free(fdir);
     }
     closedir(d);
-    qsort(c->cases, c->ncases, sizeof *c->cases, cmp_case);
+    pc_sort(c->cases, c->ncases, sizeof *c->cases, cmp_case);
     return 0;
 }
 
@@ -274,6 +274,49 @@ static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
     pc_ctx_free(&cx);
 }
 
+/* Per-rule rollup over every case: how often each rule passed, failed or warned. */
+static cJSON *rule_rollup(const cJSON *inputs)
+{
+    cJSON *rules = cJSON_CreateArray();
+    for (size_t i = 0; i < pc_rule_count(); i++) {
+        const pc_rule *r = pc_rule_at(i);
+        int n[4] = {0, 0, 0, 0}; /* indexed by pc_status */
+        const cJSON *in, *x;
+        cJSON_ArrayForEach(in, inputs) {
+            pc_status worst = PC_STATUS_SKIP;
+            cJSON_ArrayForEach(x, cJSON_GetObjectItem(in, "results")) {
+                if (strcmp(pc_json_str(x, "rule"), r->id)) continue;
+                const char *st = pc_json_str(x, "status");
+                pc_status s = !strcmp(st, "fail") ? PC_STATUS_FAIL : !strcmp(st, "warn") ? PC_STATUS_WARN
+                            : !strcmp(st, "pass") ? PC_STATUS_PASS : PC_STATUS_SKIP;
+                if (s == PC_STATUS_FAIL || (s == PC_STATUS_WARN && worst != PC_STATUS_FAIL) || worst == PC_STATUS_SKIP) worst = s;
+            }
+            n[worst]++;
+        }
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "rule", r->id);
+        cJSON_AddStringToObject(e, "severity", pc_severity_name(r->severity));
+        cJSON_AddNumberToObject(e, "pass", n[PC_STATUS_PASS]);
+        cJSON_AddNumberToObject(e, "fail", n[PC_STATUS_FAIL]);
+        cJSON_AddNumberToObject(e, "warn", n[PC_STATUS_WARN]);
+        cJSON_AddNumberToObject(e, "skip", n[PC_STATUS_SKIP]);
+        cJSON_AddStringToObject(e, "title", r->title);
+        cJSON_AddItemToArray(rules, e);
+    }
+    return rules;
+}
+
+void pc_corpus_print_rollup(const cJSON *doc, FILE *out)
+{
+    const cJSON *e;
+    fprintf(out, "\nper rule (cases where the rule passed / failed / warned / did not apply):\n");
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "rules")) {
+        fprintf(out, "  %-9s %-6s pass %4d  fail %4d  warn %4d  skip %4d  %s\n", pc_json_str(e, "rule"), pc_json_str(e, "severity"),
+                cJSON_GetObjectItem(e, "pass")->valueint, cJSON_GetObjectItem(e, "fail")->valueint,
+                cJSON_GetObjectItem(e, "warn")->valueint, cJSON_GetObjectItem(e, "skip")->valueint, pc_json_str(e, "title"));
+    }
+}
+
 cJSON *pc_corpus_run(const char *dir, FILE *log, int *failed)
 {
     pc_corpus c;
@@ -298,6 +341,7 @@ cJSON *pc_corpus_run(const char *dir, FILE *log, int *failed)
     size_t npass = 0;
     const cJSON *x;
     cJSON_ArrayForEach(x, cases) npass += !strcmp(pc_json_str(x, "outcome"), "pass");
+    cJSON_AddItemToObject(doc, "rules", rule_rollup(inputs));
     cJSON_AddNumberToObject(doc, "cases_passed", (double)npass);
     cJSON_AddNumberToObject(doc, "cases_failed", (double)(c.ncases - npass));
     pc_corpus_free(&c);

@@ -30,4 +30,7 @@ int pc_corpus_verify_pins(const pc_corpus *c, cJSON *problems, FILE *log);
 /* `packcheck corpus`: pins, then every case. Returns the report document; *failed counts failures. */
 cJSON *pc_corpus_run(const char *dir, FILE *log, int *failed);
 
+/* Print the document's per-rule rollup as a table. */
+void pc_corpus_print_rollup(const cJSON *doc, FILE *out);
+
 #endif

@@ -50,7 +50,7 @@ int pc_logical_write(const pc_input *in, const char *out_path, pc_ctx *cx)
     int rc = -1;
     if (!mods || !t || !names || !bufs) { cx->oom = true; goto out; }
     for (size_t i = 0; i < n; i++) mods[i] = &in->modules[i];
-    qsort(mods, n, sizeof *mods, cmp_module);
+    pc_sort(mods, n, sizeof *mods, cmp_module);
     /* "M.codes" sorts before "M.weight" for the same M, and module prefixes are distinct. */
     for (size_t i = 0; i < n; i++) {
         const pc_module *m = mods[i];
