@@ -688,7 +688,7 @@ static cJSON *map_to_sorted_array(cJSON *map, const char *keyname)
     cJSON **v = calloc((size_t)(n ? n : 1), sizeof *v), *x, *arr = cJSON_CreateArray();
     int i = 0;
     cJSON_ArrayForEach(x, map) v[i++] = x;
-    qsort(v, (size_t)n, sizeof *v, cmp_json_key);
+    pc_sort(v, (size_t)n, sizeof *v, cmp_json_key);
     for (i = 0; i < n; i++) {
         cJSON *e = cJSON_Duplicate(v[i], 1);
         cJSON_AddItemToObject(e, keyname, cJSON_CreateString(v[i]->string));

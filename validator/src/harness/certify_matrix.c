@@ -59,7 +59,7 @@ static cJSON *sorted_strings(const cJSON *arr)
     char **v = calloc((size_t)(n ? n : 1), sizeof *v);
     const cJSON *x;
     cJSON_ArrayForEach(x, arr) v[i++] = x->valuestring;
-    qsort(v, (size_t)n, sizeof *v, cmp_str);
+    pc_sort(v, (size_t)n, sizeof *v, cmp_str);
     cJSON *o = cJSON_CreateArray();
     for (i = 0; i < n; i++) cJSON_AddItemToArray(o, cJSON_CreateString(v[i]));
     free(v);

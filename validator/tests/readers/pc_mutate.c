@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     const pc_module **mods = calloc(n + 1, sizeof *mods);
     out_mod *out = calloc(n + 1, sizeof *out);
     for (size_t i = 0; i < n; i++) mods[i] = &in->modules[i];
-    qsort(mods, n, sizeof *mods, cmp_prefix);
+    pc_sort(mods, n, sizeof *mods, cmp_prefix);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const pc_module *m = mods[i];
