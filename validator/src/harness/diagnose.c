@@ -662,19 +662,30 @@ static bool matches(const dg_module *m, const dg_out *o, const uint8_t *gc, cons
     return true;
 }
 
+/* Every bug (and direction) whose simulation equals the reader's output: the first is named, the
+ * others listed, since on some shapes two bugs write the same thing. */
 cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *got_weights, uint64_t got_k, unsigned ulp)
 {
+    cJSON *d = NULL, *also = NULL;
     for (int b = 0; b < PC_BUG_COUNT; b++)
         for (int v = 0; v < pc_bug_variants((pc_bug)b); v++) {
             dg_out o;
             int rc = dg_simulate(m, (pc_bug)b, v, &o);
-            if (rc < 0) return NULL;
+            if (rc < 0) return d;
             if (rc) continue;
             bool wchk;
             bool hit = matches(m, &o, got_codes, got_weights, got_k, ulp, &wchk);
             dg_out_free(&o);
             if (!hit) continue;
-            cJSON *d = cJSON_CreateObject();
+            if (d) {
+                bool dup = false;
+                const cJSON *x;
+                cJSON_ArrayForEach(x, also) dup |= !strcmp(x->valuestring, pc_bug_id((pc_bug)b));
+                if (!dup && strcmp(pc_bug_id((pc_bug)b), cJSON_GetObjectItem(d, "bug")->valuestring))
+                    cJSON_AddItemToArray(also, cJSON_CreateString(pc_bug_id((pc_bug)b)));
+                continue;
+            }
+            d = cJSON_CreateObject();
             cJSON_AddStringToObject(d, "bug", pc_bug_id((pc_bug)b));
             cJSON_AddStringToObject(d, "title", pc_bug_title((pc_bug)b));
             char detail[200];
@@ -682,7 +693,7 @@ cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *go
                      got_codes ? "codes match the simulation" : "weights match the simulation",
                      got_codes && got_weights ? (wchk ? ", weights too" : "; weights not re-derivable") : "");
             cJSON_AddStringToObject(d, "detail", detail);
-            return d;
+            also = cJSON_AddArrayToObject(d, "also");
         }
-    return NULL;
+    return d;
 }

@@ -75,7 +75,7 @@ bool dg_f32_close(float a, float b, unsigned ulp);
 
 /* Which bug explains a reader's output for module m? got_codes / got_weights may be NULL (the
  * reader wrote only one); got_k is the output's column count. Returns {"bug", "title", "detail"}
- * or NULL when no known bug matches. */
+ * or NULL when no known bug matches; "also" lists other bugs that would write the same output. */
 cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *got_weights, uint64_t got_k, unsigned ulp);
 
 #endif
