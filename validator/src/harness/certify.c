@@ -700,6 +700,18 @@ static cJSON *map_to_sorted_array(cJSON *map, const char *keyname)
 
 /* ---- the run ---- */
 
+/* Reports name the reader's output "{output}", not the temporary path it had (stable reports). */
+static char *replace_all(const char *s, const char *what, const char *with)
+{
+    pc_sb b = {0};
+    size_t n = strlen(what);
+    for (const char *p = s; *p;) {
+        if (n && !strncmp(p, what, n)) { pc_sb_puts(&b, with); p += n; }
+        else { char one[2] = {*p++, 0}; pc_sb_puts(&b, one); }
+    }
+    return pc_sb_take(&b);
+}
+
 static bool selected(const pc_certify_opts *o, const char *id)
 {
     if (!o->nonly) return true;
@@ -792,9 +804,7 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     cJSON_AddStringToObject(doc, "kind", "certify");
     cJSON_AddItemToObject(doc, "reader", reader_json(o));
     cJSON *corp = cJSON_AddObjectToObject(doc, "corpus");
-    char *real = realpath(o->corpus, NULL);
-    cJSON_AddStringToObject(corp, "path", real ? real : o->corpus);
-    free(real);
+    cJSON_AddStringToObject(corp, "path", o->corpus);
     cJSON_AddStringToObject(corp, "manifest_sha256", c.manifest_sha256);
     cJSON_AddNumberToObject(corp, "cases", (double)c.ncases);
     cJSON_AddStringToObject(doc, "manifest_sha256", c.manifest_sha256);
@@ -836,7 +846,9 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
         } else if (oc != O_PASS) { status = "fail"; n_fail++; }
         cJSON_AddStringToObject(cj, "status", status);
         char *d = pc_sb_take(&detail);
-        cJSON_AddStringToObject(cj, "detail", d ? d : "");
+        char *dd = d ? replace_all(d, r->out, "{output}") : NULL;
+        cJSON_AddStringToObject(cj, "detail", dd ? dd : "");
+        free(dd);
         free(d);
         if (oc != O_PASS) { char *t = log_tail(r->log); cJSON_AddStringToObject(cj, "log_tail", t ? t : ""); free(t); }
         const cJSON *rl = cJSON_GetObjectItem(k->expect, "rules");
