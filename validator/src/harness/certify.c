@@ -293,11 +293,35 @@ static int poll_running(case_run *runs, size_t n)
     return running;
 }
 
-static void run_all(case_run *runs, size_t n, const pc_certify_opts *o)
+/* Interrupted (SIGINT/SIGTERM/SIGHUP): the readers run in their own process groups, out of reach of
+ * the terminal's signal, so they are killed here before packcheck leaves. */
+static volatile sig_atomic_t g_interrupted;
+static void on_signal(int sig) { g_interrupted = sig; }
+
+static void kill_running(case_run *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        case_run *r = &runs[i];
+        if (!r->started || r->done) continue;
+        kill(-r->pid, SIGKILL);
+        waitpid(r->pid, &r->status, 0);
+        r->done = true;
+    }
+}
+
+static int run_all(case_run *runs, size_t n, const pc_certify_opts *o)
 {
     size_t next = 0;
     int jobs = o->jobs > 0 ? o->jobs : 2;
+    struct sigaction sa, old[3];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, &old[i]);
+    g_interrupted = 0;
     for (;;) {
+        if (g_interrupted) break;
         int running = poll_running(runs, n);
         while (running < jobs && next < n) {
             if (runs[next].cmd) { start_one(&runs[next], o); running++; }
@@ -307,6 +331,10 @@ static void run_all(case_run *runs, size_t n, const pc_certify_opts *o)
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    int sig = g_interrupted;
+    if (sig) kill_running(runs, n);
+    for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
+    return sig;
 }
 
 static char *log_tail(const char *path)
@@ -671,6 +699,9 @@ static void rollup_case(cJSON *rules, cJSON *fams, const pc_case *k, int outcome
         cJSON_AddTrueToObject(seen, x->valuestring);
         char *fam = family_of(x->valuestring);
         rollup_add(rules, x->valuestring, fam, outcome, status, k->id);
+        cJSON *re = cJSON_GetObjectItemCaseSensitive(rules, x->valuestring);
+        const pc_rule *pr = pc_rule_find(x->valuestring);
+        if (!cJSON_GetObjectItem(re, "title")) cJSON_AddStringToObject(re, "title", pr ? pr->title : "(not in the catalogue)");
         if (fam && !cJSON_GetObjectItemCaseSensitive(fseen, fam)) { cJSON_AddTrueToObject(fseen, fam); rollup_add(fams, fam, NULL, outcome, status, k->id); }
         free(fam);
     }
@@ -726,6 +757,15 @@ static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *
     return remove(p);
 }
 
+static void last_line(const char *text, char *out, size_t n)
+{
+    const char *end = text + strlen(text);
+    while (end > text && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r')) end--;
+    const char *start = end;
+    while (start > text && start[-1] != '\n') start--;
+    snprintf(out, n, "%.*s", (int)(end - start), start);
+}
+
 static int write_expect(const char *path, const xf_list *old, const cJSON *cases, const pc_certify_opts *o)
 {
     char *tmp = pc_asprintf("%s.tmp", path);
@@ -744,8 +784,11 @@ static int write_expect(const char *path, const xf_list *old, const cJSON *cases
         char reason[160];
         if (e && e->reason && *e->reason) snprintf(reason, sizeof reason, "%s", e->reason);
         else {
+            /* A new entry's reason: the diagnosis, else the reader's own last word (its stderr), else the detail. */
             const cJSON *dg = cJSON_GetObjectItem(c, "diagnosis");
-            snprintf(reason, sizeof reason, "%s", dg ? pc_json_str(dg, "title") : pc_json_str(c, "detail"));
+            char last[160] = "";
+            last_line(pc_json_str(c, "log_tail"), last, sizeof last);
+            snprintf(reason, sizeof reason, "%s", dg ? pc_json_str(dg, "title") : *last && strcmp(outc, "wrong-output") ? last : pc_json_str(c, "detail"));
             for (char *q = reason; *q; q++) if (*q == '\n' || *q == '#') *q = ' ';
         }
         fprintf(f, "%s %s  # %s\n", id, outc, reason);
@@ -797,7 +840,11 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
         if (!r->cmd) goto out;
     }
     fprintf(log, "certify: %zu cases, reader: %s\n", c.ncases, o->reader);
-    run_all(runs, c.ncases, o);
+    int sig = run_all(runs, c.ncases, o);
+    if (sig) {
+        fprintf(log, "certify: interrupted by signal %d; every reader's process group was killed\n", sig);
+        goto out;
+    }
 
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "packcheck_version", PACKCHECK_VERSION);

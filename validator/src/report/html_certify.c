@@ -98,7 +98,9 @@ static void rule_matrix(pc_sb *b, const cJSON *doc)
         const char *id = pc_json_str(r, "rule");
         double n = cJSON_GetObjectItem(r, "cases")->valuedouble, p = cJSON_GetObjectItem(r, "pass")->valuedouble;
         double xf = cJSON_GetObjectItem(r, "expected_fail")->valuedouble;
-        pc_sb_printf(b, "<tr><td>%s</td><td class=\"%s\">%.0f/%.0f%s</td>", id, p == n ? "pass" : p + xf == n ? "xfail" : "wrong-output", p, n, xf ? "*" : "");
+        pc_sb_printf(b, "<tr><td title=\"");
+        pc_sb_xml(b, pc_json_str(r, "title"));
+        pc_sb_printf(b, "\">%s</td><td class=\"%s\">%.0f/%.0f%s</td>", id, p == n ? "pass" : p + xf == n ? "xfail" : "wrong-output", p, n, xf ? "*" : "");
         cJSON_ArrayForEach(c, cases) {
             if (!case_has_rule(c, id)) { pc_sb_puts(b, "<td class=\"m none\"></td>"); continue; }
             pc_sb_printf(b, "<td class=\"m %s\" title=\"", cell_class(c));

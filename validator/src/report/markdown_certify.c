@@ -41,9 +41,11 @@ static void certify_md(pc_sb *b, const cJSON *doc)
     pc_sb_puts(b, "\n## Rule families\n\n| family | cases | pass | expected failures | unexpected |\n|---|---|---|---|---|\n");
     cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "families"))
         pc_sb_printf(b, "| %s | %.0f | %.0f | %.0f | %.0f |\n", pc_json_str(x, "family"), num(x, "cases"), num(x, "pass"), num(x, "expected_fail"), num(x, "fail"));
-    pc_sb_puts(b, "\n## Rules\n\n| rule | cases | pass | expected failures | unexpected | failing cases |\n|---|---|---|---|---|---|\n");
+    pc_sb_puts(b, "\n## Rules\n\n| rule | title | cases | pass | expected failures | unexpected | failing cases |\n|---|---|---|---|---|---|---|\n");
     cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "rules")) {
-        pc_sb_printf(b, "| %s | %.0f | %.0f | %.0f | %.0f | ", pc_json_str(x, "rule"), num(x, "cases"), num(x, "pass"), num(x, "expected_fail"), num(x, "fail"));
+        pc_sb_printf(b, "| %s | ", pc_json_str(x, "rule"));
+        pc_sb_md(b, pc_json_str(x, "title"));
+        pc_sb_printf(b, " | %.0f | %.0f | %.0f | %.0f | ", num(x, "cases"), num(x, "pass"), num(x, "expected_fail"), num(x, "fail"));
         const cJSON *f;
         int k = 0;
         cJSON_ArrayForEach(f, cJSON_GetObjectItem(x, "failing")) {

@@ -81,6 +81,19 @@ if ps -eo args | grep -v grep | grep -q "hanger-$MARK"; then
     fails=$((fails + 1))
 fi
 
+# Interrupted: packcheck kills the readers' process groups before it leaves (exit 2).
+"$PC" certify --corpus "$C" --timeout 100 --reader "sh $R/hanger.sh int-$MARK {input} {output}" >"$TMP/int.out" 2>&1 &
+P=$!
+sleep 1
+kill -TERM "$P"
+wait "$P"
+rc=$?
+checks=$((checks + 1))
+[ "$rc" = 2 ] || { echo "FAIL: interrupted certify exit $rc, expected 2"; fails=$((fails + 1)); }
+sleep 0.2
+checks=$((checks + 1))
+if ps -eo args | grep -v grep | grep -q "hanger-int-$MARK"; then echo "FAIL: an interrupted run left its readers running"; fails=$((fails + 1)); fi
+
 # Expected failures: listed failures are fine, stale entries fail the run.
 printf '# reject-all refuses everything\nst/small-ct rejected-valid  # refuses valid files too\n' >"$TMP/xf.txt"
 expect_rc 0 "listed failure is expected" -- certify --reader "sh $R/reject_all.sh {input} {output}" --expect-fail "$TMP/xf.txt" --report junit:"$TMP/xf.xml"

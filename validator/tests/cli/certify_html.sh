@@ -51,5 +51,13 @@ checks=$((checks + 1))
 n=$(grep -o '<img class="pic"' "$TMP/sample.dom" | wc -l)
 [ "$n" = 3 ] || { echo "FAIL: $n pictures, expected 3 (expected, got, differs)"; fails=$((fails + 1)); }
 expect_grep 'awq-order' "$TMP/sample.dom" "the diagnosis is on the page"
-echo "screenshots: $TMP/live.png $TMP/sample.png"
+# The cross-reader matrix page (results table, kill matrix, pruned case x reader matrix).
+"$PC" certify --reader "sh $SRC/validator/tests/readers/correct.sh $PC {input} {output}" --name correct --report json:"$TMP/ok.json" >/dev/null
+"$PC" certify --reader "sh $R/reject_all.sh {input} {output}" --name reject-all --report json:"$TMP/rej.json" >/dev/null
+"$PC" certify --combine "$TMP/ok.json" "$TMP/rej.json" "$SRC/validator/tests/data/certify/sample-report.json" --report html:"$TMP/matrix.html"
+browse "$TMP/matrix.html" "$TMP/matrix"
+expect_grep 'id="results"' "$TMP/matrix.dom" "matrix page shows the results table"
+expect_grep 'id="kills"' "$TMP/matrix.dom" "matrix page shows the kill matrix"
+expect_grep 'id="matrix"' "$TMP/matrix.dom" "matrix page shows the case x reader matrix"
+echo "screenshots: $TMP/live.png $TMP/sample.png $TMP/matrix.png"
 finish
