@@ -65,6 +65,8 @@ expect_outcome st/small-ct "$TMP/crash.json" crash
 expect_outcome st/short "$TMP/crash.json" crash
 expect_rc 1 "exit 2 is a crash, not a refusal" -- certify --reader "exit 2; {input} {output}" --report json:"$TMP/two.json"
 expect_outcome st/short "$TMP/two.json" crash
+expect_rc 1 "a sanitizer report is a crash even with exit 1" -- certify --reader "echo '==1==ERROR: AddressSanitizer: heap-buffer-overflow' >&2; exit 1; {input} {output}" --report json:"$TMP/asan.json"
+expect_outcome st/short "$TMP/asan.json" crash
 expect_rc 1 "garbage output is wrong-output" -- certify --reader "printf xyz > {output}; : {input}" --report json:"$TMP/garbage.json"
 expect_outcome st/small-ct "$TMP/garbage.json" wrong-output
 expect_rc 1 "no output file is wrong-output" -- certify --reader "true {input} {output}" --report json:"$TMP/none.json"
