@@ -125,6 +125,10 @@ static void test_q4_0_and_fp4(void)
     dg_out_free(&o);
     names_itself(&x.m, PC_BUG_NIBBLE_SWAP, 0);
     names_itself(&x.m, PC_BUG_GLOBAL_SCALE_MUL, 0);
+    CHECK(dg_simulate(&x.m, PC_BUG_GLOBAL_SCALE_RECIP, 0, &o) == 1, "no reciprocal scales: nothing to simulate");
+    x.m.s_recip = malloc(x.m.numel * sizeof *x.m.s_recip);
+    for (size_t i = 0; i < x.m.numel; i++) x.m.s_recip[i] = nextafterf(x.m.s[i], 10.0f); /* one ulp off */
+    names_itself(&x.m, PC_BUG_GLOBAL_SCALE_RECIP, 0);
     drop(&x);
 }
 
@@ -170,6 +174,12 @@ static void test_params_bugs(void)
     names_itself(&x.m, PC_BUG_G_IDX_IGNORED, 0);
     names_itself(&x.m, PC_BUG_PACK_AXIS, 0);
     names_itself(&x.m, PC_BUG_SIGN_EXT, 0);
+    CHECK(dg_simulate(&x.m, PC_BUG_ZERO_WRAP, 0, &o) == 1, "zero-wrap needs a stored 2^b - 1");
+    for (size_t i = 0; i < x.m.numel; i += 5) x.m.zq[i] = 16; /* v1 stored 15 (a zero point of 0 wrapped) */
+    for (size_t i = 0; i < x.m.numel; i++) x.w[i] = (float)(x.codes[i] - x.m.zq[i]) * x.m.s[i];
+    CHECK(dg_simulate(&x.m, PC_BUG_ZERO_WRAP, 0, &o) == 0 && o.weights[0] == (float)x.codes[0] * x.m.s[0], "zero-wrap decodes 16 as 0");
+    dg_out_free(&o);
+    names_itself(&x.m, PC_BUG_ZERO_WRAP, 0);
     /* 8x8 4-bit GPTQ read along N is the transpose. */
     drop(&x);
     make(&x, "gptq-v2", 4, 8, 8, pat16, 8, false);

@@ -24,6 +24,8 @@ static const struct { const char *id, *title; int variants; } k_bugs[PC_BUG_COUN
     [PC_BUG_CT_LAYOUT] = {"ct-layout", "compressed-tensors dense layout read as legacy word-aligned, or the reverse", 1},
     [PC_BUG_PAD_NOT_SLICED] = {"pad-not-sliced", "padded columns not sliced off (width taken from the packed tensor, not weight_shape)", 1},
     [PC_BUG_GLOBAL_SCALE_MUL] = {"global-scale-multiplied", "NVFP4 global scale multiplied instead of divided (or the reverse)", 1},
+    [PC_BUG_ZERO_WRAP] = {"zero-wrap", "GPTQ v1 zero point stored as 2^b - 1 decoded as (stored + 1) & mask = 0 instead of 2^b", 1},
+    [PC_BUG_GLOBAL_SCALE_RECIP] = {"global-scale-reciprocal", "NVFP4 global scale converted through its reciprocal (1/(1/x) is not x in f32; ModelOpt <-> compressed-tensors names)", 1},
 };
 
 static const unsigned k_awq_order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
@@ -133,19 +135,19 @@ static void stream_put(uint32_t *w, uint64_t nwords, uint64_t j, unsigned b, boo
 /* ---- parameters per layout ---- */
 
 typedef struct params {
-    float *s, *s_nog, *s_alt;
+    float *s, *s_nog, *s_alt, *s_recip;
     int16_t *zq, *zq_nog;
 } params;
 
-static void params_free(params *p) { free(p->s); free(p->s_nog); free(p->s_alt); free(p->zq); free(p->zq_nog); memset(p, 0, sizeof *p); }
+static void params_free(params *p) { free(p->s); free(p->s_nog); free(p->s_alt); free(p->s_recip); free(p->zq); free(p->zq_nog); memset(p, 0, sizeof *p); }
 
 static int params_alloc(params *p, size_t n, bool nog, bool alt)
 {
     p->s = malloc(n * sizeof *p->s);
     p->zq = malloc(n * sizeof *p->zq);
     if (nog) { p->s_nog = malloc(n * sizeof *p->s_nog); p->zq_nog = malloc(n * sizeof *p->zq_nog); }
-    if (alt) p->s_alt = malloc(n * sizeof *p->s_alt);
-    return p->s && p->zq && (!nog || (p->s_nog && p->zq_nog)) && (!alt || p->s_alt) ? 0 : -1;
+    if (alt) { p->s_alt = malloc(n * sizeof *p->s_alt); p->s_recip = malloc(n * sizeof *p->s_recip); }
+    return p->s && p->zq && (!nog || (p->s_nog && p->zq_nog)) && (!alt || (p->s_alt && p->s_recip)) ? 0 : -1;
 }
 
 #define FAIL(...) do { snprintf(m->note, sizeof m->note, __VA_ARGS__); goto out; } while (0)
@@ -260,6 +262,8 @@ static int params_nvfp4(const pc_input *in, dg_module *m, params *p)
         float block = ws[row * (m->K / 16) + k / 16], g = gs[tg->numel == 1 ? 0 : e];
         p->s[i] = modelopt ? block * g : block / g;
         p->s_alt[i] = modelopt ? block / g : block * g;
+        float inv = 1.0f / g; /* what a converter between the two namings stores */
+        p->s_recip[i] = modelopt ? block / inv : block * inv;
         p->zq[i] = 0;
     }
     rc = 0;
@@ -395,14 +399,14 @@ int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes
             return 0;
         }
     }
-    m->s = p.s; m->zq = p.zq; m->s_nog = p.s_nog; m->zq_nog = p.zq_nog; m->s_alt = p.s_alt;
+    m->s = p.s; m->zq = p.zq; m->s_nog = p.s_nog; m->zq_nog = p.zq_nog; m->s_alt = p.s_alt; m->s_recip = p.s_recip;
     return 0;
 }
 
 void dg_module_free(dg_module *m)
 {
-    free(m->s); free(m->zq); free(m->s_nog); free(m->zq_nog); free(m->s_alt);
-    m->s = m->s_nog = m->s_alt = NULL;
+    free(m->s); free(m->zq); free(m->s_nog); free(m->zq_nog); free(m->s_alt); free(m->s_recip);
+    m->s = m->s_nog = m->s_alt = m->s_recip = NULL;
     m->zq = m->zq_nog = NULL;
 }
 
@@ -569,7 +573,7 @@ static int sim_params(const dg_module *m, pc_bug b, int variant, dg_out *out)
 {
     const float *s = m->s;
     const int16_t *zq = m->zq;
-    int dz = 0;
+    int dz = 0, wrap = 0;
     if (!m->s) return 1;
     if (b == PC_BUG_ZERO_OFF_BY_ONE) {
         if (m->fp4 || layout_q4_0(m->layout)) return 1;
@@ -581,13 +585,19 @@ static int sim_params(const dg_module *m, pc_bug b, int variant, dg_out *out)
     } else if (b == PC_BUG_GLOBAL_SCALE_MUL) {
         if (!m->s_alt) return 1;
         s = m->s_alt;
+    } else if (b == PC_BUG_GLOBAL_SCALE_RECIP) {
+        if (!m->s_recip) return 1;
+        s = m->s_recip;
+    } else if (b == PC_BUG_ZERO_WRAP) {
+        if (strcmp(m->layout, "gptq-v1")) return 1;
+        wrap = 1 << m->bits;
     }
     out->K = m->K;
     out->codes = malloc(m->numel ? m->numel : 1);
     out->weights = malloc((m->numel ? m->numel : 1) * sizeof *out->weights);
     if (!out->codes || !out->weights) return -1;
     memcpy(out->codes, m->codes, m->numel);
-    for (size_t i = 0; i < m->numel; i++) out->weights[i] = weight_of(m, m->codes[i], s[i], zq[i] + dz);
+    for (size_t i = 0; i < m->numel; i++) out->weights[i] = weight_of(m, m->codes[i], s[i], wrap && zq[i] == wrap ? 0 : zq[i] + dz);
     return 0;
 }
 

@@ -26,6 +26,10 @@ typedef enum pc_bug {
     PC_BUG_CT_LAYOUT,        /* compressed-tensors dense read as legacy (word-aligned) or the reverse */
     PC_BUG_PAD_NOT_SLICED,   /* padded columns kept: width from the packed tensor, not weight_shape */
     PC_BUG_GLOBAL_SCALE_MUL, /* NVFP4 global scale multiplied instead of divided (or the reverse) */
+    PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
+                                diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
+    PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */
+    PC_BUG_GLOBAL_SCALE_RECIP,/* NVFP4 global scale inverted first (1/(1/x) != x in f32: ModelOpt <-> CT names) */
     PC_BUG_COUNT
 } pc_bug;
 
@@ -48,6 +52,7 @@ typedef struct dg_module {
     float *s_nog;           /* parameters with group k // group_size (only when g_idx exists) */
     int16_t *zq_nog;
     float *s_alt;           /* NVFP4: global scale applied the other way round */
+    float *s_recip;         /* NVFP4: global scale inverted, then applied the other way round */
     uint64_t packed_w;      /* compressed-tensors: int32 words per packed row (0 otherwise) */
     char note[160];         /* why parameters are missing, if they are */
 } dg_module;

@@ -63,7 +63,7 @@ static int write_view(const char *path, out_mod *mods, size_t n)
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--list")) {
-        for (int b = 0; b < PC_BUG_COUNT; b++) printf("%s\n", pc_bug_id((pc_bug)b));
+        for (int b = 0; b < PC_BUG_MUTANTS; b++) printf("%s\n", pc_bug_id((pc_bug)b));
         return 0;
     }
     if (argc != 4) { fprintf(stderr, "usage: pc_mutate BUG|zeros INPUT VIEW\n"); return 2; }
