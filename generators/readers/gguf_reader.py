@@ -19,7 +19,8 @@ def decode(inp):
     import gguf
     from gguf import GGUFReader
     from gguf.quants import dequantize
-    print(f"gguf {getattr(gguf, '__version__', '?')}", file=sys.stderr)
+    from importlib.metadata import version
+    print('gguf ' + version('gguf'), file=sys.stderr)
     reader = GGUFReader(files[0])
     out = {}
     for t in reader.tensors:
