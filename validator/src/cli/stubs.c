@@ -1,4 +1,4 @@
-/* Subcommands still to come (equiv, bench): they say so and exit 2. */
+/* Subcommands still to come (bench): they say so and exit 2. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -10,5 +10,4 @@ static int not_yet(const char *name, int argc, char **argv)
     return PC_EXIT_ERROR;
 }
 
-int cmd_equiv(int argc, char **argv) { return not_yet("equiv", argc, argv); }
 int cmd_bench(int argc, char **argv) { return not_yet("bench", argc, argv); }

@@ -136,7 +136,10 @@ static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *ca
     if (pc_file_open(f, path)) { pc_io_error(cx, "%s: cannot open", path); free(f->path); return 0; }
     in->nfiles++;
     uint8_t magic[4] = {0};
-    bool gguf = f->size >= 4 && pc_file_read(f, 0, magic, 4) == 0 && !memcmp(magic, "GGUF", 4);
+    bool has_magic = f->size >= 4 && pc_file_read(f, 0, magic, 4) == 0;
+    /* A .gguf name or either byte order of the magic goes to the GGUF reader, so a broken or
+     * big-endian GGUF file is rejected by a GGUF rule rather than read as safetensors. */
+    bool gguf = has_suffix(path, ".gguf") || (has_magic && (!memcmp(magic, "GGUF", 4) || !memcmp(magic, "FUGG", 4)));
     if (gguf) in->is_gguf = true;
     return gguf ? gguf_read(f, cx, &in->tensors, &in->ntensors, cap)
                 : st_read_header(f, cx, &in->tensors, &in->ntensors, cap);

@@ -7,6 +7,7 @@
 #include "../core/sha256.h"
 #include "../core/util.h"
 #include "../report/report.h"
+#include "equiv.h"
 #include "logical.h"
 
 #include <dirent.h>
@@ -225,6 +226,53 @@ static void check_verdict(const pc_case *k, const pc_result *r, cJSON *probs)
     }
 }
 
+/* An equivalence case (CONTRACT 7): expect.json's "equiv" names two sub-folders and the verdict
+ * `packcheck equiv` must reach on them, with the rule of the first difference when they differ. */
+static cJSON *check_equiv(const pc_case *k, const cJSON *eq, pc_profile prof, cJSON *probs)
+{
+    const char *want = pc_json_str(eq, "verdict");
+    const char *a = pc_json_str(eq, "source"), *b = pc_json_str(eq, "target");
+    const char *rule = pc_json_str(eq, "rule"), *tol_s = pc_json_str(eq, "tolerance");
+    pc_tolerance tol = {PC_TOL_EXACT, 0, false};
+    if (*tol_s && pc_tolerance_parse(tol_s, &tol)) { problem(probs, NULL, "expect.json: equiv tolerance \"%s\" is malformed", tol_s); return NULL; }
+    if (strcmp(want, "equal") && strcmp(want, "differ")) { problem(probs, NULL, "expect.json: equiv verdict \"%s\" is not equal or differ", want); return NULL; }
+    if (!*a || !*b) { problem(probs, NULL, "expect.json: equiv names no source and target folders"); return NULL; }
+    char *src = pc_path_join(k->dir, a), *dst = pc_path_join(k->dir, b);
+    int verdict = PC_EQUIV_ERROR;
+    cJSON *doc = src && dst ? pc_equiv_run(src, dst, &tol, prof, &verdict) : NULL;
+    const char *got = pc_json_str(doc, "verdict"), *got_rule = pc_json_str(doc, "rule");
+    if (!doc) problem(probs, NULL, "equiv: out of memory");
+    else if (strcmp(got, want)) problem(probs, NULL, "equiv %s (%s%s%s), expected %s", got, *got_rule ? got_rule : "", *got_rule ? ": " : "",
+                                        pc_json_str(cJSON_GetObjectItem(doc, "first_difference"), "message"), want);
+    else if (*rule && strcmp(rule, got_rule)) problem(probs, NULL, "equiv differs by %s (%s), expected %s", got_rule,
+                                                     pc_json_str(cJSON_GetObjectItem(doc, "first_difference"), "message"), rule);
+    /* The pair's own results (the last entry of its inputs) feed the corpus's per-rule rollup. */
+    cJSON *ins = cJSON_GetObjectItem(doc, "inputs");
+    cJSON *pair = ins ? cJSON_DetachItemFromArray(ins, cJSON_GetArraySize(ins) - 1) : NULL;
+    cJSON *res = pair ? cJSON_DetachItemFromObject(pair, "results") : NULL;
+    cJSON_Delete(pair);
+    cJSON_Delete(doc);
+    free(src);
+    free(dst);
+    return res;
+}
+
+/* Replace the case input's CT-005 / EQ-* entries (skipped on a single input) by the pair's. */
+static void merge_pair_results(cJSON *input, cJSON *pair_results)
+{
+    cJSON *res = cJSON_GetObjectItem(input, "results"), *x;
+    cJSON_ArrayForEach(x, pair_results) {
+        const char *id = pc_json_str(x, "rule");
+        const pc_rule *r = pc_rule_find(id);
+        if (!r || (strcmp(r->family, "EQ") && strcmp(id, "CT-005"))) continue;
+        for (int i = cJSON_GetArraySize(res) - 1; i >= 0; i--) {
+            cJSON *y = cJSON_GetArrayItem(res, i);
+            if (!strcmp(pc_json_str(y, "rule"), id) && !strcmp(pc_json_str(y, "status"), "skip")) cJSON_DeleteItemFromArray(res, i);
+        }
+        cJSON_AddItemToArray(res, cJSON_Duplicate(x, true));
+    }
+}
+
 static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
 {
     const cJSON *e = k->expect;
@@ -252,6 +300,8 @@ static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
             if (!cJSON_GetObjectItemCaseSensitive(mods, in->modules[i].prefix))
                 problem(probs, NULL, "module %s is decodable but not pinned in expect.json", in->modules[i].prefix);
     }
+    const cJSON *eq = cJSON_GetObjectItem(e, "equiv");
+    cJSON *pair_results = cJSON_IsObject(eq) ? check_equiv(k, eq, prof, probs) : NULL;
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "case", k->id);
     cJSON_AddStringToObject(c, "expected", pc_json_str(e, "verdict"));
@@ -267,7 +317,10 @@ static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
     cJSON_AddStringToObject(c, "detail", d ? d : "");
     free(d);
     cJSON_AddItemToArray(cases, c);
-    cJSON_AddItemToArray(inputs, pc_report_input_json(&r));
+    cJSON *ij = pc_report_input_json(&r);
+    if (pair_results) merge_pair_results(ij, pair_results);
+    cJSON_Delete(pair_results);
+    cJSON_AddItemToArray(inputs, ij);
     if (np) (*failed)++;
     cJSON_Delete(probs);
     pc_input_free(in);

@@ -1,0 +1,438 @@
+"""GGUF container and Q4_0 fixtures (families gguf, q40). Venv: requirements-ct.txt (gguf 0.19.0).
+
+Valid files are written by gguf's GGUFWriter with Q4_0 blocks from gguf.quants.quantize (which
+gguf's own tests hold bit-exact to ggml's quantize_row_q4_0_ref); the seed's random and all-15
+probes cannot come out of the reference quantizer (its extreme element always gets code 0), so
+those blocks are packed here from the layout (FORMATS.md 7.5) and still written by GGUFWriter.
+Pins are computed by gguf itself from the file as GGUFReader maps it: weights by
+gguf.quants.dequantize (checked bit-exact against the contract's f32(q - 8) * f32(d)), codes by
+the same dequantize with every block's d set to 1.0 (so it returns q - 8 in gguf's element order).
+
+Hostile files are hand-built bytes (pcgen.ggufbytes), one defect each.
+"""
+import os
+import struct
+import tempfile
+
+import gguf
+import numpy as np
+from gguf import GGMLQuantizationType as QT
+from gguf.quants import dequantize, quantize
+
+from pcgen.corpus import module_pin
+from pcgen import ggufbytes as gb
+from pcgen.ggufbytes import ARRAY, BOOL, F32, STRING, U8, U32, I32, U64, gguf_file, kv, tensor
+
+VER = gguf.__version__ if hasattr(gguf, "__version__") else "0.19.0"
+SRC_W = f"gguf {VER} GGUFWriter"
+SRC_Q = f"gguf {VER} GGUFWriter + gguf.quants.quantize(Q4_0)"
+SRC_H = "hand-built bytes (generators/pcgen/ggufbytes.py)"
+
+
+# ---------------------------------------------------------------------------------------------
+# writing with gguf, pinning with gguf
+
+def write_with_gguf(tensors, *, alignment=None, kvs=None):
+    """tensors: list of (name, array, raw_dtype or None). Returns the file's bytes."""
+    fd, path = tempfile.mkstemp(suffix=".gguf")
+    os.close(fd)
+    try:
+        w = gguf.GGUFWriter(path, "llama")
+        if alignment is not None:
+            w.add_custom_alignment(alignment)
+        for k, v in (kvs or {}).items():
+            if isinstance(v, str):
+                w.add_string(k, v)
+            else:
+                w.add_uint32(k, v)
+        for name, arr, raw in tensors:
+            w.add_tensor(name, arr, raw_dtype=raw)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        with open(path, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(path)
+
+
+def write_with_gguf_big_endian(tensors):
+    fd, path = tempfile.mkstemp(suffix=".gguf")
+    os.close(fd)
+    try:
+        w = gguf.GGUFWriter(path, "llama", endianess=gguf.GGUFEndian.BIG)
+        for name, arr, raw in tensors:
+            w.add_tensor(name, arr, raw_dtype=raw)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        with open(path, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(path)
+
+
+def logical_shape(ne):
+    """CONTRACT 3: ne reversed; 1-D is one row; 4-D folds its outer two dims (formats/q4_0.c)."""
+    ne = [int(x) for x in ne]
+    if len(ne) <= 1:
+        return [1, ne[0] if ne else 1]
+    if len(ne) == 2:
+        return [ne[1], ne[0]]
+    if len(ne) == 3:
+        return [ne[2], ne[1], ne[0]]
+    return [ne[3] * ne[2], ne[1], ne[0]]
+
+
+def q4_0_view(raw):
+    """(codes u8, weights f32) of raw Q4_0 bytes (any leading shape), both by gguf's dequantize."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.size == 0:  # gguf's dequantize cannot reshape zero blocks; the view is empty
+        return np.zeros(0, np.uint8), np.zeros(0, np.float32)
+    w = dequantize(raw, QT.Q4_0).astype(np.float32, copy=False)
+    blocks = raw.reshape(-1, 18).copy()
+    blocks[:, 0:2] = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+    qm8 = dequantize(blocks.reshape(raw.shape), QT.Q4_0)
+    codes = (qm8 + 8).astype(np.uint8)
+    assert np.array_equal(codes.astype(np.float32) - 8, qm8)
+    # The contract's form, f32(q - 8) * f32(d), must equal gguf's output bit for bit.
+    d = raw.reshape(-1, 18)[:, 0:2].copy().view(np.float16).astype(np.float32)
+    contract = ((codes.reshape(-1, 32).astype(np.float32) - np.float32(8)) * d).reshape(w.shape)
+    assert np.array_equal(contract.view(np.uint32), w.view(np.uint32)), "gguf dequantize != contract form"
+    return codes, w
+
+
+def pins(data):
+    """Module pins of every Q4_0 tensor of a GGUF file, read back with gguf's GGUFReader."""
+    fd, path = tempfile.mkstemp(suffix=".gguf")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    try:
+        r = gguf.GGUFReader(path)
+        mods = {}
+        for t in r.tensors:
+            if t.tensor_type != QT.Q4_0:
+                continue
+            codes, w = q4_0_view(np.array(t.data))
+            prefix = t.name[:-len(".weight")] if t.name.endswith(".weight") and len(t.name) > 7 else t.name
+            mods[prefix] = module_pin(logical_shape(t.shape), 4, codes.tobytes(), w.astype("<f4").tobytes())
+        return mods
+    finally:
+        os.unlink(path)
+
+
+def q4(x):
+    return quantize(np.asarray(x, dtype=np.float32), QT.Q4_0)
+
+
+def pack_codes(codes, d):
+    """Q4_0 blocks from codes [rows, K] (K % 32 == 0) and one fp16 scale per block, from the
+    layout: byte j = code j | code j+16 << 4."""
+    codes = np.asarray(codes, dtype=np.uint8)
+    rows, k = codes.shape
+    blocks = codes.reshape(rows, k // 32, 32)
+    qs = blocks[..., :16] | (blocks[..., 16:] << 4)
+    dd = np.broadcast_to(np.asarray(d, dtype=np.float16), (rows, k // 32)).copy().view(np.uint8).reshape(rows, k // 32, 2)
+    return np.concatenate([dd, qs], axis=-1).reshape(rows, k // 32 * 18)
+
+
+# ---------------------------------------------------------------------------------------------
+# valid files
+
+def gen_valid(out):
+    rng = np.random.default_rng(20260330)
+    attn = rng.standard_normal((64, 128)).astype(np.float32)
+    attn[5] = 0.0  # an all-zero row: d = -0.0 stored as 0x8000 in every block
+    down = (rng.standard_normal((96, 64)) * 0.02).astype(np.float32)
+    exps = rng.standard_normal((4, 32, 64)).astype(np.float32)
+    norm = rng.standard_normal(128).astype(np.float32)
+    vec = rng.standard_normal(64).astype(np.float32)
+    qa = q4(attn)
+    d = qa.reshape(-1, 18)[:, :2].copy().view(np.float16).ravel()
+    assert (d.view(np.uint16) == 0x8000).sum() >= 4 and (d < 0).sum() > 0, "want -0.0 and negative scales"
+    tensors = [("blk.0.attn_q.weight", qa, QT.Q4_0), ("blk.0.ffn_down.weight", q4(down), QT.Q4_0),
+               ("blk.0.ffn_up_exps.weight", q4(exps), QT.Q4_0), ("output_norm.weight", norm, None),
+               ("rope_freqs", q4(vec), QT.Q4_0)]
+    data = write_with_gguf(tensors)
+    out.case("gguf", "q4_0-shapes", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_Q}: randn (seeded) Q4_0 [64,128] with one all-zero row (d = -0.0), [96,64], MoE [4,32,64], "
+                    f"a 1-D [64] tensor named without .weight, and an F32 [128] beside them; default alignment 32",
+             rules=["GGUF-001", "GGUF-002", "GGUF-027", "GGUF-028", "Q40-001", "Q40-002"], modules=pins(data))
+    for a in (1, 8, 64):
+        data = write_with_gguf([("blk.0.attn_k.weight", q4(attn[:16]), QT.Q4_0), ("blk.0.attn_norm.weight", norm[:7], None),
+                                ("blk.0.attn_v.weight", q4(down[:8]), QT.Q4_0)], alignment=a)
+        out.case("gguf", f"q4_0-align-{a}", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+                 source=f"{SRC_Q} with add_custom_alignment({a}); an F32 tensor of 7 elements between the Q4_0 ones forces padding",
+                 rules=["GGUF-012", "GGUF-026", "GGUF-027"], modules=pins(data),
+                 notes="alignment 1 is not a multiple of 8: GGUF-034 warns under the strict profile" if a == 1 else None)
+
+    # The seed's probes as codes. Patterned: every 32-element block holds code 0, so the reference
+    # quantizer reproduces it exactly from x = (u - 8) * 2^-3; random and all-15 are packed here.
+    r, c = np.meshgrid(np.arange(64), np.arange(256), indexing="ij")
+    patterned = ((r * 7 + c * 3) % 16).astype(np.uint8)
+    qp = q4((patterned.astype(np.float32) - 8) * np.float32(0.125))
+    assert np.array_equal(q4_0_view(qp)[0].reshape(64, 256), patterned)
+    rand = np.random.default_rng(0).integers(0, 16, size=(64, 256), dtype=np.uint8)
+    scales = np.where(np.arange(64 * 8).reshape(64, 8) % 3 == 0, -0.25, 0.5).astype(np.float16)
+    qr = pack_codes(rand, scales)
+    q15 = pack_codes(np.full((8, 64), 15, np.uint8), np.float16(-1.5))
+    assert np.array_equal(q4_0_view(qr)[0].reshape(64, 256), rand)
+    data = write_with_gguf([("probe.patterned.weight", qp, QT.Q4_0), ("probe.random.weight", qr, QT.Q4_0),
+                            ("probe.all15.weight", q15, QT.Q4_0)])
+    out.case("gguf", "q4_0-probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: seed probes as Q4_0 codes: patterned u=(r*7+c*3)%16 [64,256] via gguf.quants.quantize "
+                    f"of (u-8)/8; random codes (numpy default_rng(0)) [64,256] with scales 0.5 and -0.25, and all-15 [8,64] "
+                    f"with d = -1.5, both packed from the layout (byte j = code j | code j+16 << 4)",
+             rules=["Q40-001", "Q40-002"], modules=pins(data))
+
+    # FORMATS.md 7.6 worked vectors through gguf's quantizer.
+    j = np.arange(32, dtype=np.float32)
+    x70 = np.zeros(32, np.float32)
+    x70[0] = 70000
+    wv = q4(np.stack([np.zeros(32, np.float32), j - 16, 16 - j, x70]))
+    want = [bytes.fromhex("0080" + "88" * 16), bytes.fromhex("0040" + "8091 91a2 a2b3 b3c4 c4d5 d5e6 e6f7 f7f8".replace(" ", "")),
+            bytes.fromhex("00c0" + "8091 91a2 a2b3 b3c4 c4d5 d5e6 e6f7 f7f8".replace(" ", "")),
+            bytes.fromhex("46f0" + "80" + "88" * 15)]
+    assert [bytes(b) for b in wv] == want, "gguf's quantizer disagrees with FORMATS.md 7.6"
+    data = write_with_gguf([("worked.weight", wv, QT.Q4_0)])
+    out.case("gguf", "q4_0-worked-vectors", verdict="pass", layout="gguf", files={"worked.gguf": data}, input="worked.gguf",
+             source=f"{SRC_Q}: FORMATS.md 7.6 rows (all zero; j-16, d=+2; 16-j, d=-2; 70000 then zeros, d=-8752), bytes asserted",
+             rules=["Q40-002"], modules=pins(data))
+
+    f16 = rng.standard_normal((8, 32)).astype(np.float16)
+    q8 = quantize(rng.standard_normal((4, 64)).astype(np.float32), QT.Q8_0)
+    q41 = quantize(rng.standard_normal((2, 64)).astype(np.float32), QT.Q4_1)
+    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("b.f16.weight", f16, None),
+                            ("c.q8_0.weight", q8, QT.Q8_0), ("d.q4_1.weight", q41, QT.Q4_1),
+                            ("e.q4_0.weight", q4(down[:4]), QT.Q4_0)])
+    out.case("gguf", "mixed-types", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32, F16, Q8_0 and Q4_1 (gguf.quants.quantize) described and skipped beside one Q4_0 tensor",
+             rules=["GGUF-022", "GGUF-023", "GGUF-024"], modules=pins(data))
+    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("c.q8_0.weight", q8, QT.Q8_0)])
+    out.case("gguf", "no-q4_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32 and Q8_0 only: a valid container with nothing for the Q4_0 module",
+             rules=["GGUF-022", "GGUF-028"], modules={})
+    data = write_with_gguf([], kvs={"general.name": "metadata only"})
+    out.case("gguf", "metadata-only", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: no tensors (the data section starts unpadded at the header end)", rules=["GGUF-004", "GGUF-011"])
+    v3 = write_with_gguf([("x.weight", q4(down[:2]), QT.Q4_0)])
+    v2 = v3[:4] + struct.pack("<I", 2) + v3[8:]
+    out.case("gguf", "version-2", verdict="pass", layout="gguf", files={"model.gguf": v2}, input="model.gguf",
+             source=f"{SRC_Q}, then the version field patched from 3 to 2 (ggml and gguf-py read v2 and v3 alike)",
+             rules=["GGUF-002"], modules=pins(v2))
+    be = write_with_gguf_big_endian([("x.weight", q4(down[:2]), QT.Q4_0)])
+    assert be[:4] == b"GGUF" and be[4:8] == b"\0\0\0\3"
+    out.case("gguf", "big-endian-gguf-py", verdict="reject", reject_rule="GGUF-002", files={"model.gguf": be},
+             input="model.gguf", rules=["GGUF-002"],
+             source=f"{SRC_Q} with endianess=GGUFEndian.BIG: the magic stays \"GGUF\", the version reads 0x03000000 "
+                    f"in little-endian (only little-endian GGUF is read; the message says the file is byte-swapped)")
+    zero_rows = write_with_gguf([("empty.weight", np.zeros((0, 18), np.uint8), QT.Q4_0), ("x.weight", q4(down[:2]), QT.Q4_0)])
+    out.case("gguf", "q4_0-ne1-zero", verdict="pass", layout="gguf", files={"model.gguf": zero_rows}, input="model.gguf",
+             source=f"{SRC_Q}: a Q4_0 tensor with ne = [32, 0] (ggml c2cdd2b2: ne1 = 0 must load) beside a normal one",
+             rules=["GGUF-020", "GGUF-021"], modules=pins(zero_rows))
+    return v3
+
+
+# ---------------------------------------------------------------------------------------------
+# hostile files: one defect each
+
+def base_kvs():
+    return [kv("general.architecture", STRING, "llama"), kv("general.alignment", U32, 32),
+            kv("llama.block_count", U32, 1), kv("general.tags", ARRAY, ["q4_0", "test"], etype=STRING)]
+
+
+def base_tensors():
+    blocks = bytes(q4(np.linspace(-1, 1, 64, dtype=np.float32).reshape(2, 32)).ravel())
+    return [tensor("blk.0.attn_q.weight", [32, 2], "Q4_0", data=blocks), tensor("output_norm.weight", [4], "F32")]
+
+
+def reject(out, family, name, rule, data, why, *, profile=None):
+    out.case(family, name, verdict="reject", reject_rule=rule, files={"bad.gguf": data}, input="bad.gguf",
+             source=f"{SRC_H}: {why}", rules=[rule], profile=profile)
+
+
+def passing(out, name, data, rules, why, profile=None):
+    out.case("gguf", name, verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_H}: {why}", rules=rules, modules=pins(data), profile=profile)
+
+
+def gen_header(out):
+    good, _ = gguf_file(base_kvs(), base_tensors())
+    passing(out, "hand-built-base", good, ["GGUF-003", "GGUF-027", "GGUF-030"], "the valid file every hostile case below breaks once")
+    reject(out, "gguf", "magic-bad", "GGUF-001", b"GGUX" + good[4:], "magic GGUX")
+    reject(out, "gguf", "magic-byte-swapped", "GGUF-001", b"FUGG" + good[4:], "magic FUGG (byte-swapped)")
+    for v, n in ((0, "version-0"), (1, "version-1"), (4, "version-4"), (0x03000000, "version-byte-swapped")):
+        reject(out, "gguf", n, "GGUF-002", gguf_file(base_kvs(), base_tensors(), version=v)[0], f"version field {v:#x}")
+    reject(out, "gguf", "n-kv-huge", "GGUF-004", gguf_file(base_kvs(), base_tensors(), n_kv=1 << 63)[0],
+           "n_kv = 2^63 (CVE-2024-23605: n_kv integer overflow)")
+    reject(out, "gguf", "n-tensors-negative", "GGUF-004", gguf_file(base_kvs(), base_tensors(), n_tensors=-1)[0],
+           "n_tensors = -1 as i64")
+    reject(out, "gguf", "n-kv-1-no-bytes", "GGUF-004", gguf_file([], [], n_kv=1)[0], "n_kv = 1 and nothing after the counts")
+    reject(out, "gguf", "n-tensors-huge", "GGUF-004", gguf_file(base_kvs(), base_tensors(), n_tensors=(1 << 62) + 1)[0],
+           "n_tensors = 2^62 + 1 (count x record size overflows 64 bits)")
+
+
+def gen_kv(out):
+    k = base_kvs()
+    t = base_tensors()
+    data = bytearray(gguf_file(k + [kv("general.name", STRING, "abcdef")], [])[0])
+    struct.pack_into("<Q", data, len(data) - 6 - 8, 1000)
+    reject(out, "gguf", "string-length-past-eof", "GGUF-006", bytes(data), "string length 1000 with 6 bytes left")
+    data = bytearray(gguf_file(k + [kv("general.name", STRING, "abcdef")], [])[0])
+    struct.pack_into("<Q", data, len(data) - 6 - 8, 1 << 40)
+    reject(out, "gguf", "string-length-2-40", "GGUF-007", bytes(data), "string length 2^40 (absurd)")
+    reject(out, "gguf", "array-count-past-eof", "GGUF-006",
+           gguf_file(k + [kv("x.arr", ARRAY, struct.pack("<4I", 1, 2, 3, 4), etype=U32, count=1000)], [])[0],
+           "UINT32 array of 1000 elements with 16 bytes left")
+    reject(out, "gguf", "string-array-count-past-eof", "GGUF-006",
+           gguf_file(k + [kv("x.arr", ARRAY, struct.pack("<Q", 1) + b"a", etype=STRING, count=100)], [])[0],
+           "STRING array of 100 elements: 100 x 8 length bytes exceed the 9 bytes left")
+    reject(out, "gguf", "array-count-2-63", "GGUF-007",
+           gguf_file([kv("a", ARRAY, b"", etype=U8, count=1 << 63)], [])[0],
+           "array count 2^63 in a tiny file (gguf-py PR #27188: hung gguf 0.19.0)")
+    reject(out, "gguf", "value-type-13", "GGUF-008", gguf_file(k + [kv("x.y", 13, b"\0" * 8)], [])[0], "value type 13")
+    reject(out, "gguf", "value-type-negative", "GGUF-008", gguf_file(k + [kv("x.y", 0xFFFFFFFF, b"\0" * 8)], [])[0], "value type -1")
+    reject(out, "gguf", "array-element-type-13", "GGUF-008", gguf_file(k + [kv("x.y", ARRAY, b"", etype=13, count=0)], [])[0],
+           "array element type 13")
+    nested = struct.pack("<IQ", U8, 2) + b"\1\2"
+    reject(out, "gguf", "nested-array", "GGUF-009", gguf_file(k + [kv("x.y", ARRAY, nested, etype=ARRAY, count=1)], [])[0],
+           "an ARRAY of ARRAY (ggml rejects element type 9)")
+    reject(out, "gguf", "empty-key", "GGUF-010", gguf_file(k + [kv("", U32, 1)], t)[0], "an empty key (ggml 64b07822)")
+    reject(out, "gguf", "duplicate-key", "GGUF-011", gguf_file(k + [kv("llama.block_count", U32, 2)], t)[0],
+           "llama.block_count defined twice")
+    for name, val, why in (("alignment-0", kv("general.alignment", U32, 0), "general.alignment = 0"),
+                           ("alignment-24", kv("general.alignment", U32, 24), "general.alignment = 24"),
+                           ("alignment-u64", kv("general.alignment", U64, 32), "general.alignment typed UINT64"),
+                           ("alignment-i32", kv("general.alignment", I32, 32), "general.alignment typed INT32 (llama.cpp PR #25596)")):
+        kk = [val] + [x for x in k if x[0] != "general.alignment"]
+        reject(out, "gguf", name, "GGUF-012", gguf_file(kk, t)[0], why)
+    kk = [kv("general.alignment", U32, 1 << 21)] + [x for x in k if x[0] != "general.alignment"]
+    reject(out, "gguf", "alignment-2mib", "GGUF-013", gguf_file(kk, [])[0], "general.alignment = 2^21, no tensors (ggml PR #1516)")
+    toks = [kv("tokenizer.ggml.tokens", ARRAY, ["a", "b", "c"], etype=STRING)]
+    reject(out, "gguf", "tokenizer-scores-u8", "GGUF-014",
+           gguf_file(k + toks + [kv("tokenizer.ggml.scores", ARRAY, [1, 2, 3], etype=U8)], t)[0],
+           "tokenizer.ggml.scores as a UINT8 array (llama.cpp PR #26690 heap over-read)")
+    reject(out, "gguf", "tokenizer-token-type-short", "GGUF-014",
+           gguf_file(k + toks + [kv("tokenizer.ggml.token_type", ARRAY, [1, 1], etype=I32)], t)[0],
+           "tokenizer.ggml.token_type with 2 entries for 3 tokens")
+
+
+def gen_tensors(out):
+    k = base_kvs()
+    q = base_tensors()[0]
+    f = base_tensors()[1]
+
+    def one(name, rule, ts, why, **kw):
+        reject(out, "gguf", name, rule, gguf_file(k, ts, **kw)[0], why)
+
+    one("name-64-bytes", "GGUF-015", [dict(q, name="n" * 64), f], "a 64-byte tensor name")
+    one("name-empty", "GGUF-016", [dict(q, name=""), f], "an empty tensor name (strict)")
+    one("name-with-nul", "GGUF-017", [dict(q, name="blk.0\0.attn_q.weight"), f], "a tensor name holding NUL")
+    one("name-duplicate", "GGUF-018", [q, dict(f, name=q["name"])], "two tensors named blk.0.attn_q.weight")
+    one("name-not-utf8", "GGUF-035", [dict(q, name=b"blk.0.\xff.weight"), f], "a tensor name holding byte ff (not UTF-8)")
+    one("n-dims-5", "GGUF-019", [tensor("x", [32, 1, 1, 1, 1], "F32"), f], "n_dims = 5 (ggml PR #709)")
+    one("ne-negative", "GGUF-020", [tensor("x", [-1 & 0xFFFFFFFFFFFFFFFF, 1], "F32", nbytes=0), f], "ne[0] = -1")
+    one("ne-product-wraps", "GGUF-021", [tensor("x", [1 << 32, 1 << 32], "F32", nbytes=0), f],
+        "F32 ne = [2^32, 2^32]: the element count wraps to 0 (ggml d99724f accepts it; FORMATS.md 8.1)")
+    one("ne-huge-cve-2024-21802", "GGUF-021", [tensor("x", [1 << 40, 1 << 40, 1 << 40], "F32", nbytes=0), f],
+        "ne = [2^40, 2^40, 2^40] (CVE-2024-21802: heap overflow via info->ne)")
+    for tid in (4, 31, 43, -1):
+        one(f"type-{tid if tid >= 0 else 'negative'}", "GGUF-022", [dict(q, type=tid & 0xFFFFFFFF), f], f"ggml type {tid}")
+    one("q4_0-ne0-33", "GGUF-023", [tensor("x.weight", [33, 1], "Q4_0", nbytes=18), f], "Q4_0 with ne[0] = 33")
+    one("nbytes-cve-2026-33298", "GGUF-024", [tensor("x", [1 << 62], "F32", nbytes=1 << 64), f],
+        "F32 ne[0] = 2^62: byte size 2^64 (CVE-2026-33298)")
+    one("pad-wrap-26978", "GGUF-024", [tensor("x", [4, (1 << 30) - 1, (1 << 30) + 1, 1], "F32", nbytes=(1 << 64) - 16, offset=0)],
+        "384-byte-class F32 [4, 2^30-1, 2^30+1, 1]: nbytes 2^64-16, PAD wraps to 0 (llama.cpp #26978; ggml d99724f accepts)")
+    big = 0x7FFFFFFFFFFFFFC0
+    one("mem-size-cve-2026-27940", "GGUF-025",
+        [tensor("a", [big], "I8", offset=0), tensor("b", [big], "I8", offset=big)],
+        "two I8 tensors of ne0 = 0x7FFFFFFFFFFFFFC0 at their running offsets (CVE-2026-27940)")
+    third = 0x6000000000000000
+    one("size-sum-cve-2025-53630", "GGUF-025",
+        [tensor("a", [third], "I8", offset=0), tensor("b", [third], "I8", offset=third), tensor("c", [32], "I8", offset=2 * third)],
+        "I8 tensors of 0x6000000000000000 bytes: the running padded size passes 2^63 (CVE-2025-53630)")
+    one("offset-unaligned", "GGUF-026", [q, dict(f, offset=48)], "second tensor at offset 48 with alignment 32")
+    one("offset-gap", "GGUF-027", [dict(q, offset=32), f], "single first tensor at offset 32 (a gap)")
+    one("offset-out-of-order", "GGUF-027", [dict(q, offset=32), dict(f, offset=0)], "offsets swapped")
+    data, _ = gguf_file(k, [q, f])
+    reject(out, "gguf", "data-past-eof", "GGUF-028", data[:-40], "the last tensor's data cut short")
+    nz, _ = gguf_file(k, [q, f], pad_byte=0x5A)
+    passing(out, "padding-nonzero", nz, ["GGUF-030"], "non-zero pre-data padding (GGUF-030 warns in strict; ggml accepts)")
+    short, _ = gguf_file(k, [f, q], final_pad=False)
+    passing(out, "no-final-padding", short, ["GGUF-029"],
+            "the data section ends at the last tensor's last byte (GGUF-029 warns; ggml no_alloc loads it)")
+    passing(out, "bool-2", gguf_file(k + [kv("x.flag", BOOL, 2)], [q, f])[0], ["GGUF-031"], "a BOOL value of 2 (warns in strict)")
+    passing(out, "key-not-snake-case", gguf_file(k + [kv("General.Name", STRING, "x")], [q, f])[0], ["GGUF-032"],
+            "key General.Name (warns in strict)")
+    passing(out, "string-not-utf8", gguf_file(k + [kv("general.name", STRING, b"\xff\xfe")], [q, f])[0], ["GGUF-033"],
+            "string value ff fe (warns in strict)")
+    kk = [kv("general.alignment", U32, 4)] + [x for x in k if x[0] != "general.alignment"]
+    passing(out, "alignment-4", gguf_file(kk, [q, f], align=4)[0], ["GGUF-034"], "alignment 4 (warns in strict; ggml accepts)")
+    out.case("gguf", "name-empty-compat", verdict="pass", layout="gguf", profile="compat",
+             files={"model.gguf": gguf_file(k, [dict(q, name=""), f])[0]}, input="model.gguf",
+             source=f"{SRC_H}: an empty tensor name under the compat profile (ggml accepts it)", rules=["GGUF-016"],
+             modules={"": pins(gguf_file(k, [dict(q, name="x"), f])[0])["x"]})
+
+
+def gen_truncations(out):
+    """One case per section boundary of the hand-built base file, truncated right there."""
+    kvs, ts = base_kvs(), base_tensors()
+    data, marks = gguf_file(kvs, ts)
+    min_header = 13 * len(kvs) + 24 * len(ts)
+    last = ts[-1]
+    done = set()
+    for off, label, kind in marks:
+        if off in done or off >= len(data):
+            continue
+        done.add(off)
+        if off < 4:
+            rule = "GGUF-001"
+        elif off < 24:
+            rule = "GGUF-003"
+        elif off - 24 < min_header:
+            rule = "GGUF-004"
+        elif label.startswith("kv") and "[" in label:
+            rule = "GGUF-006"  # array elements: the count x element size bound sees the cut first
+        elif kind == "fixed":
+            rule = "GGUF-003"
+        elif kind == "bytes":
+            rule = "GGUF-006"
+        elif label == f"ti{len(ts) - 1} padding":
+            continue  # only the final padding missing: valid (case no-final-padding)
+        else:
+            rule = "GGUF-028"
+        slug = label.replace(" ", "-").replace("[", "-").replace("]", "")
+        reject(out, "gguf", f"trunc-{off:04d}-{slug}", rule, data[:off],
+               f"the base file truncated at byte {off}, where {label} starts ({kind})")
+    assert last["name"] == "output_norm.weight"
+
+
+def gen_q40(out, v3):
+    fd, path = tempfile.mkstemp(suffix=".gguf")
+    with os.fdopen(fd, "wb") as f:
+        f.write(v3)
+    try:
+        start = gguf.GGUFReader(path).tensors[0].data_offset
+    finally:
+        os.unlink(path)
+    for name, dbits in (("d-inf", 0x7C00), ("d-neg-inf", 0xFC00), ("d-nan", 0x7E00)):
+        b = bytearray(v3)
+        struct.pack_into("<H", b, start + 18, dbits)
+        out.case("q40", name, verdict="reject", reject_rule="Q40-002", files={"model.gguf": bytes(b)}, input="model.gguf",
+                 source=f"{SRC_Q} ([2,32] Q4_0), then block 1's d patched to {dbits:#06x}", rules=["Q40-002"])
+    k = base_kvs()
+    q = base_tensors()[0]
+    out.case("q40", "prefix-collision", verdict="reject", reject_rule="Q40-003", input="bad.gguf",
+             files={"bad.gguf": gguf_file(k, [dict(q, name="blk.0.attn_q"), q])[0]},
+             source=f"{SRC_H}: Q4_0 tensors blk.0.attn_q and blk.0.attn_q.weight map to one module prefix", rules=["Q40-003"])
+
+
+def generate(out):
+    v3 = gen_valid(out)
+    gen_header(out)
+    gen_kv(out)
+    gen_tensors(out)
+    gen_truncations(out)
+    gen_q40(out, v3)

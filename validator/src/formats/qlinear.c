@@ -1,0 +1,134 @@
+/* Shared by formats/gptq.c and formats/awq.c: module ownership and small readers (qlinear.h). */
+#include "qlinear.h"
+
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const QWEIGHT = ".qweight";
+
+ql_method ql_config_method(const pc_input *in)
+{
+    const cJSON *qc = in->qconfig;
+    if (!cJSON_IsObject(qc)) return QL_NONE;
+    const char *m = ql_cfg_str(qc, "quant_method");
+    if (m) {
+        if (!strcasecmp(m, "gptq")) return QL_GPTQ;
+        if (!strcasecmp(m, "awq")) return QL_AWQ;
+        return QL_OTHER;
+    }
+    /* AutoAWQ's legacy quant_config.json has no quant_method (FORMATS.md 1.2, 6.4). */
+    if (cJSON_GetObjectItemCaseSensitive(qc, "w_bit") || cJSON_GetObjectItemCaseSensitive(qc, "q_group_size"))
+        return QL_AWQ;
+    /* Early AutoGPTQ quantize_config.json: bits, group_size, desc_act, sym and no method. */
+    if (cJSON_GetObjectItemCaseSensitive(qc, "bits") &&
+        (cJSON_GetObjectItemCaseSensitive(qc, "desc_act") || cJSON_GetObjectItemCaseSensitive(qc, "sym")))
+        return QL_GPTQ;
+    return QL_OTHER;
+}
+
+char *ql_prefix(const char *name)
+{
+    size_t n = strlen(name), m = strlen(QWEIGHT);
+    if (n <= m || strcmp(name + n - m, QWEIGHT)) return NULL;
+    return pc_strndup(name, n - m);
+}
+
+const pc_tensor *ql_sibling(const pc_input *in, const char *prefix, const char *suffix)
+{
+    char *name = pc_asprintf("%s%s", prefix, suffix);
+    const pc_tensor *t = name ? pc_input_find(in, name) : NULL;
+    free(name);
+    return t;
+}
+
+ql_method ql_module_owner(const pc_input *in, const char *qweight_name)
+{
+    ql_method m = ql_config_method(in);
+    if (m == QL_GPTQ || m == QL_AWQ || m == QL_OTHER) return m == QL_OTHER ? QL_NONE : m;
+    char *prefix = ql_prefix(qweight_name);
+    if (!prefix) return QL_NONE;
+    bool has_gidx = ql_sibling(in, prefix, ".g_idx") != NULL;
+    free(prefix);
+    return has_gidx ? QL_GPTQ : QL_AWQ;
+}
+
+bool ql_any_module(const pc_input *in, ql_method who)
+{
+    if (in->is_gguf) return false;
+    for (size_t i = 0; i < in->ntensors; i++) {
+        const char *name = in->tensors[i].name;
+        size_t n = strlen(name), m = strlen(QWEIGHT);
+        if (n > m && !strcmp(name + n - m, QWEIGHT) && ql_module_owner(in, name) == who) return true;
+    }
+    return false;
+}
+
+bool ql_cfg_int(const cJSON *cfg, const char *key, long long *out, bool *present)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cfg, key);
+    if (present) *present = v != NULL;
+    if (!cJSON_IsNumber(v)) return false;
+    double d = v->valuedouble;
+    if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || d != floor(d)) return false;
+    *out = (long long)d;
+    return true;
+}
+
+bool ql_cfg_bool(const cJSON *cfg, const char *key, bool *out, bool *present)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cfg, key);
+    if (present) *present = v != NULL;
+    if (!cJSON_IsBool(v)) return false;
+    *out = cJSON_IsTrue(v);
+    return true;
+}
+
+const char *ql_cfg_str(const cJSON *cfg, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cfg, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool ql_float_dtype(pc_dtype d) { return d == PC_DT_F16 || d == PC_DT_BF16 || d == PC_DT_F32; }
+
+float *ql_load_f32(const pc_tensor *t, uint64_t count, uint64_t limit)
+{
+    unsigned sz = t->dtype == PC_DT_F32 ? 4 : 2;
+    if (!ql_float_dtype(t->dtype) || count > limit / sz || t->nbytes != count * sz) return NULL;
+    uint8_t *raw = pc_tensor_load(t, limit);
+    float *f = raw ? malloc(count ? (size_t)count * sizeof *f : 1) : NULL;
+    for (size_t i = 0; f && i < (size_t)count; i++) {
+        const uint8_t *p = raw + i * sz;
+        if (t->dtype == PC_DT_F32) {
+            uint32_t u = pc_le32(p);
+            memcpy(&f[i], &u, 4);
+        } else {
+            f[i] = t->dtype == PC_DT_F16 ? pc_f16_to_f32(pc_le16(p)) : pc_bf16_to_f32(pc_le16(p));
+        }
+    }
+    free(raw);
+    return f;
+}
+
+void ql_transpose_u8(const uint8_t *src, size_t rows, size_t cols, uint8_t *dst)
+{
+    /* Tiles keep both sides in cache; the result does not depend on the tile size. */
+    enum { T = 32 };
+    for (size_t r0 = 0; r0 < rows; r0 += T)
+        for (size_t c0 = 0; c0 < cols; c0 += T) {
+            size_t r1 = r0 + T < rows ? r0 + T : rows, c1 = c0 + T < cols ? c0 + T : cols;
+            for (size_t r = r0; r < r1; r++)
+                for (size_t c = c0; c < c1; c++) dst[c * rows + r] = src[r * cols + c];
+        }
+}
+
+size_t ql_fail_count(const pc_ctx *cx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cx->nfindings; i++) n += cx->findings[i].status == PC_STATUS_FAIL;
+    return n;
+}

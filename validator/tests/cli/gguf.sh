@@ -1,0 +1,26 @@
+# GGUF inputs end to end: verdicts, rule IDs with tensor and offset in the message, the logical
+# view of Q4_0 tensors, and refusal to unpack a rejected file.
+PC=$1 SRC=$2 TMP=$(mktemp -d)
+. "$SRC/validator/tests/cli/lib.inc"
+G=$SRC/fixtures/gguf
+
+expect_rc 0 "valid Q4_0 file" -- "$PC" validate "$G/q4_0-shapes/model.gguf" --report json:"$TMP/r.json"
+expect_grep '"format":	"gguf"' "$TMP/r.json" "format is gguf"
+expect_rc 0 "F32 and Q8_0 only" -- "$PC" validate "$G/no-q4_0/model.gguf"
+expect_rc 1 "byte-swapped version" -- "$PC" validate "$G/version-byte-swapped/bad.gguf"
+expect_grep 'GGUF-002.*byte-swapped' "$TMP/out" "says the version is byte-swapped"
+expect_rc 1 "CVE-2026-27940 file" -- "$PC" validate "$G/mem-size-cve-2026-27940/bad.gguf"
+expect_grep 'GGUF-025' "$TMP/out" "names GGUF-025"
+expect_rc 1 "d = inf" -- "$PC" validate "$SRC/fixtures/q40/d-inf/model.gguf"
+expect_grep 'Q40-002.*x.weight @' "$TMP/out" "names rule, tensor and offset"
+expect_rc 1 "bad magic in a .gguf file" -- "$PC" validate "$G/magic-bad/bad.gguf"
+expect_grep 'GGUF-001' "$TMP/out" "names GGUF-001"
+expect_rc 0 "unpack Q4_0" -- "$PC" unpack "$G/q4_0-shapes/model.gguf" --out "$TMP/view.safetensors"
+expect_rc 0 "the logical view validates" -- "$PC" validate "$TMP/view.safetensors"
+expect_rc 1 "unpack a rejected GGUF" -- "$PC" unpack "$SRC/fixtures/q40/d-nan/model.gguf" --out "$TMP/no.safetensors"
+checks=$((checks + 1)); [ -e "$TMP/no.safetensors" ] && { echo "FAIL: unpack left an output behind"; fails=$((fails + 1)); }
+expect_rc 0 "strict SHOULD rules only warn" -- "$PC" validate "$G/bool-2/model.gguf"
+expect_grep 'GGUF-031 warn' "$TMP/out" "bool 2 warns"
+expect_rc 0 "compat turns them off" -- "$PC" validate --profile compat "$G/bool-2/model.gguf"
+rm -rf "$TMP"
+finish
