@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char *USAGE =
-    "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--expect-fail FILE [--update-expect]]\n"
+    "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--name NAME]\n"
     "                         [--workdir DIR] [--report FMT:PATH]...\n"
     "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...\n"
@@ -37,6 +37,9 @@ static void help(void)
            "                     case that passes (or is not in the corpus) is stale and fails the run\n"
            "--update-expect      rewrite FILE from this run (refused with --only: a partial run)\n"
            "--only SUBSTR        run only cases whose id contains SUBSTR (repeatable)\n"
+           "--profile P          whose expectations apply (default strict): cases marked with the other profile are\n"
+           "                     skipped, and under compat so are rejects by a rule compat does not enforce;\n"
+           "                     {profile} in the template becomes strict or compat\n"
            "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
            "                     kill matrix, pruned case x reader matrix)\n"
            "--render R.json      write the other report formats of a saved certify JSON report\n\n"
@@ -106,6 +109,10 @@ int cmd_certify(int argc, char **argv)
         else if ((v = cli_value(argc, argv, &i, "--corpus"))) o.corpus = v;
         else if ((v = cli_value(argc, argv, &i, "--expect-fail"))) o.expect_fail = v;
         else if ((v = cli_value(argc, argv, &i, "--name"))) o.name = v;
+        else if ((v = cli_value(argc, argv, &i, "--profile"))) {
+            if (strcmp(v, "strict") && strcmp(v, "compat")) { rc = cli_usage(USAGE, "--profile wants strict or compat"); goto out; }
+            o.profile = v;
+        }
         else if ((v = cli_value(argc, argv, &i, "--workdir"))) o.workdir = v;
         else if (!strcmp(argv[i], "--update-expect")) o.update_expect = true;
         else if ((v = cli_value(argc, argv, &i, "--timeout"))) {

@@ -48,11 +48,12 @@ static void sb_shell_quote(pc_sb *b, const char *s)
     pc_sb_puts(b, "'");
 }
 
-char *pc_certify_command(const char *tmpl, const char *input, const char *output)
+char *pc_certify_command(const char *tmpl, const char *input, const char *output, const char *profile)
 {
     pc_sb b = {0};
     for (const char *p = tmpl; *p;) {
-        if (!strncmp(p, "{input}", 7)) { sb_shell_quote(&b, input); p += 7; }
+        if (!strncmp(p, "{profile}", 9)) { sb_shell_quote(&b, profile ? profile : "strict"); p += 9; }
+        else if (!strncmp(p, "{input}", 7)) { sb_shell_quote(&b, input); p += 7; }
         else if (!strncmp(p, "{output}", 8)) { sb_shell_quote(&b, output); p += 8; }
         else { char one[2] = {*p++, 0}; pc_sb_puts(&b, one); }
     }
@@ -102,7 +103,7 @@ static cJSON *reader_json(const pc_certify_opts *o)
     char *w;
     bool have_exe = false;
     while ((w = next_word(&p))) {
-        bool placeholder = strstr(w, "{input}") || strstr(w, "{output}");
+        bool placeholder = strstr(w, "{input}") || strstr(w, "{output}") || strstr(w, "{profile}");
         bool assignment = !have_exe && strchr(w, '=') && !strchr(w, '/');
         if (!have_exe && !placeholder && !assignment && strcmp(w, "env") && strcmp(w, "exec")) {
             have_exe = true;
@@ -761,6 +762,21 @@ static char *replace_all(const char *s, const char *what, const char *with)
     return pc_sb_take(&b);
 }
 
+/* A case's expectations hold under one profile when expect.json names it ("profile"), else under both.
+ * Under compat, a strict case rejected by a rule that compat does not enforce is not a reject there
+ * (its compat twin, when the corpus has one, carries the compat expectation). NULL = run it. */
+static const char *profile_skip(const pc_case *k, const char *profile)
+{
+    const char *cp = pc_json_str(k->expect, "profile");
+    if (*cp && strcmp(cp, profile)) return !strcmp(cp, "compat") ? "a compat-profile case" : "a strict-profile case";
+    if (!strcmp(profile, "compat") && !*pc_json_str(k->expect, "profile") && !strcmp(pc_json_str(k->expect, "verdict"), "reject")) {
+        const pc_rule *r = pc_rule_find(pc_json_str(k->expect, "reject_rule"));
+        pc_severity sv = r ? pc_rule_severity(r, PC_PROFILE_COMPAT) : PC_SEV_MUST;
+        if (sv != PC_SEV_MUST && sv != PC_SEV_LIMIT) return "its reject rule is not enforced under compat";
+    }
+    return NULL;
+}
+
 static bool selected(const pc_certify_opts *o, const char *id)
 {
     if (!o->nonly) return true;
@@ -825,7 +841,7 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     case_run *runs = NULL;
     char *work = NULL;
     bool own_work = false;
-    cJSON *doc = NULL;
+    cJSON *doc = NULL, *skipped = NULL;
     if (pc_corpus_load(o->corpus, &c, log)) { pc_corpus_free(&c); return NULL; }
     cJSON *pins = cJSON_CreateArray();
     if (pc_corpus_verify_pins(&c, pins, log)) {
@@ -844,9 +860,18 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     }
     mkdir(work, 0755);
     runs = calloc(c.ncases ? c.ncases : 1, sizeof *runs);
-    if (!runs) goto out;
+    skipped = cJSON_CreateArray();
+    if (!runs || !skipped) goto out;
     for (size_t i = 0; i < c.ncases; i++) {
         if (!selected(o, c.cases[i].id)) continue;
+        const char *why = profile_skip(&c.cases[i], o->profile ? o->profile : "strict");
+        if (why) {
+            cJSON *sk = cJSON_CreateObject();
+            cJSON_AddStringToObject(sk, "case", c.cases[i].id);
+            cJSON_AddStringToObject(sk, "reason", why);
+            cJSON_AddItemToArray(skipped, sk);
+            continue;
+        }
         case_run *r = &runs[i];
         r->outdir = pc_asprintf("%s/%zu", work, i);
         r->out = pc_asprintf("%s/%zu/view.safetensors", work, i);
@@ -854,7 +879,7 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
         if (!r->outdir || !r->out || !r->log) goto out;
         mkdir(r->outdir, 0755);
         remove(r->out);
-        r->cmd = pc_certify_command(o->reader, c.cases[i].input, r->out);
+        r->cmd = pc_certify_command(o->reader, c.cases[i].input, r->out, o->profile);
         if (!r->cmd) goto out;
     }
     fprintf(log, "certify: %zu cases, reader: %s\n", c.ncases, o->reader);
@@ -877,6 +902,7 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     cJSON_AddNumberToObject(opts, "timeout_s", o->timeout_s);
     cJSON_AddNumberToObject(opts, "ulp", o->ulp);
     cJSON_AddNumberToObject(opts, "jobs", o->jobs);
+    cJSON_AddStringToObject(opts, "profile", o->profile ? o->profile : "strict");
     cJSON_AddBoolToObject(opts, "partial", o->nonly > 0);
     if (o->expect_fail) cJSON_AddStringToObject(opts, "expect_fail", o->expect_fail);
     cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
@@ -942,6 +968,9 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     cJSON_AddNumberToObject(cnt, "stale", n_stale);
     cJSON_AddNumberToObject(cnt, "unexpected", n_fail);
     cJSON_AddNumberToObject(cnt, "run", n_run);
+    cJSON_AddNumberToObject(cnt, "skipped", cJSON_GetArraySize(skipped));
+    cJSON_AddItemToObject(doc, "skipped", skipped);
+    skipped = NULL;
     cJSON *xj = cJSON_AddObjectToObject(doc, "expect_fail");
     cJSON_AddStringToObject(xj, "path", o->expect_fail ? o->expect_fail : "");
     cJSON_AddNumberToObject(xj, "entries", (double)xf.n);
@@ -964,6 +993,7 @@ out:
     free(runs);
     if (own_work && work) nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(work);
+    cJSON_Delete(skipped);
     xf_free(&xf);
     pc_corpus_free(&c);
     return doc;

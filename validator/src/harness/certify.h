@@ -10,7 +10,9 @@
 #define PC_CERTIFY_MAX_ONLY 32
 
 typedef struct pc_certify_opts {
-    const char *reader;         /* "CMD {input} {output}": run under /bin/sh -c, paths shell-quoted */
+    const char *reader;         /* "CMD {input} {output}": run under /bin/sh -c, paths shell-quoted;
+                                   {profile} (optional) becomes strict or compat */
+    const char *profile;        /* "strict" (default) or "compat": which cases' expectations apply */
     const char *name;           /* label for reports (default: the command) */
     const char *corpus;         /* DIR */
     const char *expect_fail;    /* FILE or NULL */
@@ -35,6 +37,6 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code);
 cJSON *pc_certify_combine(const char *const *paths, int n, FILE *log);
 
 /* The shell-quoted command line for one case (exposed for tests). Caller frees. */
-char *pc_certify_command(const char *tmpl, const char *input, const char *output);
+char *pc_certify_command(const char *tmpl, const char *input, const char *output, const char *profile);
 
 #endif
