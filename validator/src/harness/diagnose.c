@@ -226,13 +226,13 @@ static int params_q4_0(const pc_input *in, dg_module *m, params *p)
     uint8_t *raw = NULL;
     const pc_tensor *t = find_t(in, m->prefix, NULL);
     if (!t) t = find_t(in, m->prefix, "weight");
-    if (!t || m->E != 1 || m->K % 32) FAIL("no Q4_0 tensor of the module's shape");
-    uint64_t nb = m->K / 32;
-    if (t->nbytes != m->N * nb * 18) FAIL("Q4_0 tensor size does not match the shape");
+    if (!t || m->K % 32) FAIL("no Q4_0 tensor of the module's shape");
+    uint64_t nb = m->K / 32, rows = m->E * m->N; /* experts are consecutive [N, K] slices */
+    if (t->nbytes != rows * nb * 18) FAIL("Q4_0 tensor size does not match the shape");
     raw = pc_tensor_load(t, DG_TENSOR_LIMIT);
     if (!raw) FAIL("Q4_0 tensor unreadable");
     if (params_alloc(p, m->numel, false, false)) { rc = -1; goto out; }
-    for (uint64_t n = 0; n < m->N; n++)
+    for (uint64_t n = 0; n < rows; n++)
         for (uint64_t k = 0; k < m->K; k++) {
             size_t i = (size_t)(n * m->K + k);
             p->s[i] = pc_f16_to_f32(pc_le16(raw + (n * nb + k / 32) * 18));
@@ -276,7 +276,21 @@ out:
  * weight_zero_point (packed along dim 0 for group/channel, raw for tensor/block) and weight_g_idx. */
 typedef struct ct_grid { uint64_t rows, cols, bh, bw; } ct_grid;
 
-static bool ct_scale_grid(const pc_tensor *ts, const dg_module *m, ct_grid *g)
+/* block_structure [rows, cols] anywhere in the quantization config (block strategy). */
+static bool config_block(const cJSON *j, uint64_t *bh, uint64_t *bw)
+{
+    if (!j) return false;
+    const cJSON *bs = cJSON_GetObjectItemCaseSensitive(j, "block_structure"), *x;
+    if (cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(bs, 0)) && cJSON_IsNumber(cJSON_GetArrayItem(bs, 1))) {
+        double a = cJSON_GetArrayItem(bs, 0)->valuedouble, b = cJSON_GetArrayItem(bs, 1)->valuedouble;
+        if (a >= 1 && b >= 1 && a < 1e9 && b < 1e9) { *bh = (uint64_t)a; *bw = (uint64_t)b; return true; }
+    }
+    cJSON_ArrayForEach(x, j)
+        if ((cJSON_IsObject(x) || cJSON_IsArray(x)) && config_block(x, bh, bw)) return true;
+    return false;
+}
+
+static bool ct_scale_grid(const pc_tensor *ts, const dg_module *m, const cJSON *qconfig, ct_grid *g)
 {
     uint64_t per = ts->numel / m->E;
     if (ts->numel % m->E) return false;
@@ -288,6 +302,11 @@ static bool ct_scale_grid(const pc_tensor *ts, const dg_module *m, ct_grid *g)
     if (!g->rows || !g->cols) return false;
     g->bh = g->rows == m->N ? 1 : (m->N % g->rows ? 0 : m->N / g->rows);
     g->bw = g->cols == 1 ? m->K : (m->K % g->cols ? 0 : m->K / g->cols);
+    uint64_t bh, bw;
+    if ((!g->bh || !g->bw) && config_block(qconfig, &bh, &bw) && pc_ceil_div(m->N, bh) == g->rows && pc_ceil_div(m->K, bw) == g->cols) {
+        g->bh = bh; /* a partial last block: the config's block_structure settles it */
+        g->bw = bw;
+    }
     return g->bh && g->bw;
 }
 
@@ -299,7 +318,7 @@ static int params_ct(const pc_input *in, dg_module *m, params *p)
     const pc_tensor *ts = find_t(in, m->prefix, "weight_scale"), *tz = find_t(in, m->prefix, "weight_zero_point");
     const pc_tensor *tg = find_t(in, m->prefix, "weight_g_idx");
     ct_grid gr;
-    if (!ts || !ct_scale_grid(ts, m, &gr)) FAIL("weight_scale shape not understood");
+    if (!ts || !ct_scale_grid(ts, m, in->qconfig, &gr)) FAIL("weight_scale shape not understood");
     uint64_t per = gr.rows * gr.cols;
     sc = load_floats(ts);
     zp = tz ? load_ints(tz) : NULL;

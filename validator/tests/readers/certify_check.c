@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     }
     cJSON_Delete(doc);
     if (!killed) { printf("survived\n"); return 3; }
-    printf("killed by %d cases%s\n", killed, bad ? ", some misdiagnosed" : ", each diagnosed as " );
-    if (!bad) printf("  %s\n", argv[2]);
+    if (bad) printf("killed by %d cases, %d misdiagnosed\n", killed, bad);
+    else printf("killed by %d cases, each diagnosed as %s\n", killed, argv[2]);
     return bad ? 1 : 0;
 }
