@@ -10,7 +10,7 @@
 
 static const char *k_style =
     "<style>body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
-    "td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;vertical-align:top}th{background:#f0f0f0}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;vertical-align:top;white-space:nowrap}td.d{white-space:normal}th{background:#f0f0f0}"
     "th.v{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font-weight:normal;max-height:22em}"
     "td.m{width:14px;height:14px;padding:0;text-align:center}"
     ".pass{background:#a5d6a7}.wrong-output{background:#ef5350;color:#fff}.accepted-invalid{background:#ff8a65}"
