@@ -13,6 +13,7 @@ Modules are whatever carries weight_packed (or ModelOpt's uint8 weight + weight_
 comes from config.json's quantization_config. Anything else is out of scope (exit 1).
 """
 import inspect
+import os
 import re
 import sys
 
@@ -101,7 +102,12 @@ def decode(inp):
     modelopt = [k[: -len(".weight_scale_2")] for k in t if k.endswith(".weight_scale_2")]
     if modelopt:
         from compressed_tensors.entrypoints.convert.converters.modelopt_nvfp4 import ModelOptNvfp4Converter
-        t = ModelOptNvfp4Converter().process(dict(t))
+        # As the converter is meant to be called: with the export's own ignore list.
+        ignore = list(qcfg.get("ignore") or [])
+        hf = os.path.join(folder, "hf_quant_config.json")
+        if os.path.exists(hf):
+            ignore += (_common.load_json(hf).get("quantization") or {}).get("exclude_modules") or []
+        t = ModelOptNvfp4Converter(ignore=ignore).process(dict(t))
     prefixes = sorted(k[: -len(".weight_packed")] for k in t if k.endswith(".weight_packed"))
     if not prefixes:
         raise _common.Refuse("no compressed-tensors module (weight_packed) in the input: out of scope")

@@ -29,6 +29,8 @@ def decode(inp):
             continue
         w = dequantize(t.data, qtype)
         ne = [int(x) for x in t.shape]        # ne[0] first
+        while len(ne) < 2:                    # missing dims are 1 (a 1-D tensor is one row)
+            ne.append(1)
         w = w.reshape(list(reversed(ne)))     # [ne1, ne0] = [out, in]
         name = t.name[: -len(".weight")] if t.name.endswith(".weight") else t.name
         out[name] = (None, w)
