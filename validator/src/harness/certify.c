@@ -11,30 +11,31 @@
 #include "../report/report.h"
 #include "corpus.h"
 #include "diagnose.h"
+#include "expect_fail.h"
 #include "logical.h"
+#include "runner.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define VIEW_LIMIT (1ull << 32)      /* bytes of one output tensor we are willing to load */
-#define OUTPUT_FSIZE_LIMIT (8ull << 30) /* RLIMIT_FSIZE of a reader: a runaway writer is a crash */
 #define PICTURE_MAX 64               /* side of the expected-vs-got window */
-#define LOG_TAIL 600
 
 static const char *const k_outcomes[] = {"pass", "wrong-output", "accepted-invalid", "rejected-valid", "crash", "timeout"};
 enum { O_PASS, O_WRONG, O_ACCEPTED_INVALID, O_REJECTED_VALID, O_CRASH, O_TIMEOUT, O_COUNT };
+
+static int pc_outcome_index(const char *name)
+{
+    for (int i = 0; i < O_COUNT; i++)
+        if (!strcmp(name, k_outcomes[i])) return i;
+    return O_CRASH;
+}
 
 /* ---- the command line ---- */
 
@@ -128,224 +129,6 @@ static cJSON *reader_json(const pc_certify_opts *o)
     }
     if (!have_exe) { cJSON_AddStringToObject(r, "executable", ""); cJSON_AddStringToObject(r, "executable_sha256", "unavailable"); }
     cJSON_AddItemToObject(r, "files", files);
-    return r;
-}
-
-/* ---- expected failures ---- */
-
-typedef struct xf_entry { char *id, *outcome, *reason; bool seen; } xf_entry;
-typedef struct xf_list { xf_entry *e; size_t n; char *header; } xf_list;
-
-static void xf_free(xf_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) { free(l->e[i].id); free(l->e[i].outcome); free(l->e[i].reason); }
-    free(l->e);
-    free(l->header);
-    memset(l, 0, sizeof *l);
-}
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
-    return s;
-}
-
-static bool known_outcome(const char *s)
-{
-    for (int i = 1; i < O_COUNT; i++)
-        if (!strcmp(s, k_outcomes[i])) return true;
-    return false;
-}
-
-/* "<case-id> [<outcome>] [# reason]" per line; '#' lines are comments (the leading block is kept
- * when the list is rewritten). Returns -1 with a message when the file is unusable. */
-static int xf_load(const char *path, xf_list *l, bool may_be_missing, FILE *log)
-{
-    memset(l, 0, sizeof *l);
-    size_t len;
-    char *text = pc_slurp(path, 16u << 20, &len);
-    if (!text) {
-        if (may_be_missing && !pc_file_exists(path)) return 0;
-        fprintf(log, "certify: --expect-fail %s: unreadable\n", path);
-        return -1;
-    }
-    pc_sb head = {0};
-    bool in_head = true;
-    int rc = 0;
-    size_t lineno = 0;
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        lineno++;
-        char *t = trim(line);
-        if (!*t || *t == '#') {
-            if (in_head && *t) { pc_sb_puts(&head, t); pc_sb_puts(&head, "\n"); }
-            continue;
-        }
-        in_head = false;
-        char *hash = strchr(t, '#'), *reason = "";
-        if (hash) { *hash = 0; reason = trim(hash + 1); }
-        char *save2 = NULL, *id = strtok_r(t, " \t", &save2), *outc = strtok_r(NULL, " \t", &save2), *extra = strtok_r(NULL, " \t", &save2);
-        if (extra || (outc && !known_outcome(outc))) {
-            fprintf(log, "certify: %s:%zu: want \"<case-id> [<outcome>] [# reason]\" with outcome one of wrong-output, accepted-invalid, rejected-valid, crash, timeout\n", path, lineno);
-            rc = -1;
-            continue;
-        }
-        bool dup = false;
-        for (size_t i = 0; i < l->n; i++) dup |= !strcmp(l->e[i].id, id);
-        if (dup) { fprintf(log, "certify: %s:%zu: %s listed twice\n", path, lineno, id); rc = -1; continue; }
-        xf_entry *ne = realloc(l->e, (l->n + 1) * sizeof *ne);
-        if (!ne) { rc = -1; break; }
-        l->e = ne;
-        l->e[l->n++] = (xf_entry){pc_strdup(id), outc ? pc_strdup(outc) : NULL, pc_strdup(reason), false};
-    }
-    free(text);
-    l->header = pc_sb_take(&head);
-    return rc;
-}
-
-static xf_entry *xf_find(xf_list *l, const char *id)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (!strcmp(l->e[i].id, id)) return &l->e[i];
-    return NULL;
-}
-
-/* ---- running the readers ---- */
-
-typedef struct case_run {
-    char *outdir, *out, *log, *cmd;
-    bool started, done, timed_out, spawn_failed;
-    int status;
-    pid_t pid;
-    double start, deadline, secs;
-} case_run;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void child_exec(const case_run *r, unsigned long mem_mb)
-{
-    setpgid(0, 0);
-    int nul = open("/dev/null", O_RDONLY);
-    int lg = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (nul < 0 || lg < 0) _exit(126);
-    dup2(nul, 0);
-    dup2(lg, 1);
-    dup2(lg, 2);
-    if (nul > 2) close(nul);
-    if (lg > 2) close(lg);
-    struct rlimit rl = {0, 0};
-    setrlimit(RLIMIT_CORE, &rl);
-    rl.rlim_cur = rl.rlim_max = OUTPUT_FSIZE_LIMIT;
-    setrlimit(RLIMIT_FSIZE, &rl);
-    if (mem_mb) { rl.rlim_cur = rl.rlim_max = (rlim_t)mem_mb << 20; setrlimit(RLIMIT_AS, &rl); }
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
-    execl("/bin/sh", "sh", "-c", r->cmd, (char *)NULL);
-    _exit(127);
-}
-
-static void start_one(case_run *r, const pc_certify_opts *o)
-{
-    r->started = true;
-    r->start = now_s();
-    r->deadline = r->start + o->timeout_s;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) { r->spawn_failed = true; r->done = true; return; }
-    if (pid == 0) child_exec(r, o->mem_limit_mb);
-    setpgid(pid, pid); /* also in the parent, so the group exists before any kill */
-    r->pid = pid;
-}
-
-/* Poll the running readers: reap finished ones, kill groups past their deadline. */
-static int poll_running(case_run *runs, size_t n)
-{
-    int running = 0;
-    double t = now_s();
-    for (size_t i = 0; i < n; i++) {
-        case_run *r = &runs[i];
-        if (!r->started || r->done) continue;
-        int st;
-        pid_t p = waitpid(r->pid, &st, WNOHANG);
-        if (p == r->pid) {
-            kill(-r->pid, SIGKILL); /* whatever it left running in its group */
-            r->status = st;
-            r->done = true;
-            r->secs = t - r->start;
-        } else if (t > r->deadline) {
-            kill(-r->pid, SIGKILL);
-            waitpid(r->pid, &st, 0);
-            r->status = st;
-            r->timed_out = true;
-            r->done = true;
-            r->secs = t - r->start;
-        } else {
-            running++;
-        }
-    }
-    return running;
-}
-
-/* Interrupted (SIGINT/SIGTERM/SIGHUP): the readers run in their own process groups, out of reach of
- * the terminal's signal, so they are killed here before packcheck leaves. */
-static volatile sig_atomic_t g_interrupted;
-static void on_signal(int sig) { g_interrupted = sig; }
-
-static void kill_running(case_run *runs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        case_run *r = &runs[i];
-        if (!r->started || r->done) continue;
-        kill(-r->pid, SIGKILL);
-        waitpid(r->pid, &r->status, 0);
-        r->done = true;
-    }
-}
-
-static int run_all(case_run *runs, size_t n, const pc_certify_opts *o)
-{
-    size_t next = 0;
-    int jobs = o->jobs > 0 ? o->jobs : 2;
-    struct sigaction sa, old[3];
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-    for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, &old[i]);
-    g_interrupted = 0;
-    for (;;) {
-        if (g_interrupted) break;
-        int running = poll_running(runs, n);
-        while (running < jobs && next < n) {
-            if (runs[next].cmd) { start_one(&runs[next], o); running++; }
-            next++;
-        }
-        if (!running && next >= n) break;
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    int sig = g_interrupted;
-    if (sig) kill_running(runs, n);
-    for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
-    return sig;
-}
-
-static char *log_tail(const char *path)
-{
-    size_t len;
-    char *t = pc_slurp(path, 64u << 20, &len);
-    if (!t) return pc_strdup("");
-    const char *s = len > LOG_TAIL ? t + len - LOG_TAIL : t;
-    char *r = pc_strdup(s);
-    free(t);
     return r;
 }
 
@@ -603,7 +386,7 @@ static bool is_patterned(const pc_case *k)
 }
 
 /* An accepted case: is the output the corpus's logical view? Fills detail fields of c. */
-static int check_output(const pc_case *k, const case_run *r, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail)
+static int check_output(const pc_case *k, const char *out_path, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail)
 {
     pc_ctx ocx;
     if (pc_ctx_init(&ocx, PC_PROFILE_STRICT)) return O_WRONG;
@@ -611,8 +394,8 @@ static int check_output(const pc_case *k, const case_run *r, unsigned ulp, bool 
     pc_input *out = NULL;
     ref_view rv = {0};
     mod_check mc = {cJSON_CreateArray(), NULL, NULL, NULL};
-    if (!pc_file_exists(r->out)) { add_problem(&mc, "exit 0 but no output file"); goto done; }
-    out = pc_input_open(r->out, NULL, &ocx);
+    if (!pc_file_exists(out_path)) { add_problem(&mc, "exit 0 but no output file"); goto done; }
+    out = pc_input_open(out_path, NULL, &ocx);
     if (!out || ocx.oom || ocx.io_error || pc_rejected(&ocx) || out->is_gguf) {
         add_problem(&mc, "the output is not a valid safetensors file: %s", out && out->is_gguf ? "GGUF" : short_reason(&ocx));
         goto done;
@@ -652,7 +435,7 @@ static const char *sanitizer_report(const char *log)
     return hit;
 }
 
-static int classify(const pc_case *k, const case_run *r, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail)
+static int classify(const pc_case *k, const pc_run *r, const char *out_path, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail)
 {
     const char *verdict = pc_json_str(k->expect, "verdict");
     if (r->spawn_failed) { pc_sb_puts(detail, "could not start the reader (fork failed)"); return O_CRASH; }
@@ -671,7 +454,7 @@ static int classify(const pc_case *k, const case_run *r, unsigned ulp, bool want
         pc_sb_printf(detail, "accepted an input that breaks %s", *rule ? rule : pc_json_str(k->expect, "reject_family"));
         return O_ACCEPTED_INVALID;
     }
-    return check_output(k, r, ulp, want_picture, c, detail);
+    return check_output(k, out_path, ulp, want_picture, c, detail);
 }
 
 /* ---- rollups ---- */
@@ -791,113 +574,94 @@ static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *
     return remove(p);
 }
 
-static void last_line(const char *text, char *out, size_t n)
-{
-    const char *end = text + strlen(text);
-    while (end > text && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r')) end--;
-    const char *start = end;
-    while (start > text && start[-1] != '\n') start--;
-    snprintf(out, n, "%.*s", (int)(end - start), start);
-}
-
-static int write_expect(const char *path, const xf_list *old, const cJSON *cases, const pc_certify_opts *o)
-{
-    char *tmp = pc_asprintf("%s.tmp", path);
-    FILE *f = tmp ? fopen(tmp, "w") : NULL;
-    if (!f) { free(tmp); return -1; }
-    if (old->header && *old->header) fputs(old->header, f);
-    else fprintf(f, "# packcheck certify: expected failures of reader \"%s\"\n# <case-id> <outcome>  # reason. Rewritten by --update-expect from a full run.\n",
-                 o->name ? o->name : o->reader);
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cases) {
-        const char *outc = pc_json_str(c, "outcome"), *id = pc_json_str(c, "case");
-        if (!strcmp(outc, "pass")) continue;
-        xf_entry *e = NULL;
-        for (size_t i = 0; i < old->n && !e; i++)
-            if (!strcmp(old->e[i].id, id)) e = &old->e[i];
-        char reason[160];
-        if (e && e->reason && *e->reason) snprintf(reason, sizeof reason, "%s", e->reason);
-        else {
-            /* A new entry's reason: the diagnosis, else the reader's own last word (its stderr), else the detail. */
-            const cJSON *dg = cJSON_GetObjectItem(c, "diagnosis");
-            char last[160] = "";
-            last_line(pc_json_str(c, "log_tail"), last, sizeof last);
-            snprintf(reason, sizeof reason, "%s", dg ? pc_json_str(dg, "title") : *last && strcmp(outc, "wrong-output") ? last : pc_json_str(c, "detail"));
-            for (char *q = reason; *q; q++) if (*q == '\n' || *q == '#') *q = ' ';
-        }
-        fprintf(f, "%s %s  # %s\n", id, outc, reason);
-    }
-    int rc = fclose(f) ? -1 : rename(tmp, path);
-    free(tmp);
-    return rc;
-}
-
-cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
-{
-    *exit_code = PC_EXIT_ERROR;
-    FILE *log = o->log ? o->log : stderr;
+/* Everything one certify run holds. */
+typedef struct certify_run {
+    const pc_certify_opts *o;
+    FILE *log;
     pc_corpus c;
-    xf_list xf = {0};
-    case_run *runs = NULL;
-    char *work = NULL;
-    bool own_work = false;
-    cJSON *doc = NULL, *skipped = NULL;
-    if (pc_corpus_load(o->corpus, &c, log)) { pc_corpus_free(&c); return NULL; }
+    pc_xf_list xf;
+    pc_run *runs;       /* per case; cmd NULL when the case is not run */
+    char **outs;        /* per case: where the reader writes its view */
+    char *work;
+    bool own_work;
+    cJSON *skipped;
+} certify_run;
+
+typedef struct tally { int outcomes[O_COUNT], xfail, stale, fail, run, pictures; } tally;
+
+static void certify_run_free(certify_run *st)
+{
+    for (size_t i = 0; st->runs && i < st->c.ncases; i++) { free(st->runs[i].log); free(st->runs[i].cmd); free(st->outs[i]); }
+    free(st->runs);
+    free(st->outs);
+    if (st->own_work && st->work) nftw(st->work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(st->work);
+    cJSON_Delete(st->skipped);
+    pc_xf_free(&st->xf);
+    pc_corpus_free(&st->c);
+}
+
+/* Corpus (pins must hold), expected failures, work directory, one command line per selected case. */
+static int prepare(certify_run *st)
+{
+    const pc_certify_opts *o = st->o;
+    if (pc_corpus_load(o->corpus, &st->c, st->log)) return -1;
     cJSON *pins = cJSON_CreateArray();
-    if (pc_corpus_verify_pins(&c, pins, log)) {
-        fprintf(log, "certify: %s: the corpus does not match its MANIFEST.sha256; refusing to certify against it\n", o->corpus);
-        cJSON_Delete(pins);
-        goto out;
-    }
+    int bad = pc_corpus_verify_pins(&st->c, pins, st->log);
     cJSON_Delete(pins);
-    if (o->expect_fail && xf_load(o->expect_fail, &xf, o->update_expect, log)) goto out;
-    if (o->workdir) work = pc_strdup(o->workdir);
-    else {
+    if (bad) { fprintf(st->log, "certify: %s: the corpus does not match its MANIFEST.sha256; refusing to certify against it\n", o->corpus); return -1; }
+    if (o->expect_fail && pc_xf_load(o->expect_fail, &st->xf, o->update_expect, st->log)) return -1;
+    if (o->workdir) {
+        st->work = pc_strdup(o->workdir);
+        mkdir(st->work, 0755);
+    } else {
         const char *tmp = getenv("TMPDIR");
-        work = pc_asprintf("%s/packcheck-certify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!work || !mkdtemp(work)) { fprintf(log, "certify: cannot create a work directory\n"); goto out; }
-        own_work = true;
+        st->work = pc_asprintf("%s/packcheck-certify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!st->work || !mkdtemp(st->work)) { fprintf(st->log, "certify: cannot create a work directory\n"); return -1; }
+        st->own_work = true;
     }
-    mkdir(work, 0755);
-    runs = calloc(c.ncases ? c.ncases : 1, sizeof *runs);
-    skipped = cJSON_CreateArray();
-    if (!runs || !skipped) goto out;
-    for (size_t i = 0; i < c.ncases; i++) {
-        if (!selected(o, c.cases[i].id)) continue;
-        const char *why = profile_skip(&c.cases[i], o->profile ? o->profile : "strict");
+    size_t n = st->c.ncases ? st->c.ncases : 1;
+    st->runs = calloc(n, sizeof *st->runs);
+    st->outs = calloc(n, sizeof *st->outs);
+    st->skipped = cJSON_CreateArray();
+    if (!st->runs || !st->outs || !st->skipped) return -1;
+    for (size_t i = 0; i < st->c.ncases; i++) {
+        const pc_case *k = &st->c.cases[i];
+        if (!selected(o, k->id)) continue;
+        const char *why = profile_skip(k, o->profile ? o->profile : "strict");
         if (why) {
             cJSON *sk = cJSON_CreateObject();
-            cJSON_AddStringToObject(sk, "case", c.cases[i].id);
+            cJSON_AddStringToObject(sk, "case", k->id);
             cJSON_AddStringToObject(sk, "reason", why);
-            cJSON_AddItemToArray(skipped, sk);
+            cJSON_AddItemToArray(st->skipped, sk);
             continue;
         }
-        case_run *r = &runs[i];
-        r->outdir = pc_asprintf("%s/%zu", work, i);
-        r->out = pc_asprintf("%s/%zu/view.safetensors", work, i);
-        r->log = pc_asprintf("%s/%zu.log", work, i);
-        if (!r->outdir || !r->out || !r->log) goto out;
-        mkdir(r->outdir, 0755);
-        remove(r->out);
-        r->cmd = pc_certify_command(o->reader, c.cases[i].input, r->out, o->profile);
-        if (!r->cmd) goto out;
+        char *dir = pc_asprintf("%s/%zu", st->work, i);
+        if (!dir) return -1;
+        mkdir(dir, 0755);
+        free(dir);
+        st->outs[i] = pc_asprintf("%s/%zu/view.safetensors", st->work, i);
+        st->runs[i].log = pc_asprintf("%s/%zu.log", st->work, i);
+        if (!st->outs[i] || !st->runs[i].log) return -1;
+        remove(st->outs[i]);
+        st->runs[i].cmd = pc_certify_command(o->reader, k->input, st->outs[i], o->profile);
+        if (!st->runs[i].cmd) return -1;
     }
-    fprintf(log, "certify: %zu cases, reader: %s\n", c.ncases, o->reader);
-    int sig = run_all(runs, c.ncases, o);
-    if (sig) {
-        fprintf(log, "certify: interrupted by signal %d; every reader's process group was killed\n", sig);
-        goto out;
-    }
+    return 0;
+}
 
-    doc = cJSON_CreateObject();
+static cJSON *doc_header(const certify_run *st)
+{
+    const pc_certify_opts *o = st->o;
+    cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "packcheck_version", PACKCHECK_VERSION);
     cJSON_AddStringToObject(doc, "kind", "certify");
     cJSON_AddItemToObject(doc, "reader", reader_json(o));
     cJSON *corp = cJSON_AddObjectToObject(doc, "corpus");
     cJSON_AddStringToObject(corp, "path", o->corpus);
-    cJSON_AddStringToObject(corp, "manifest_sha256", c.manifest_sha256);
-    cJSON_AddNumberToObject(corp, "cases", (double)c.ncases);
-    cJSON_AddStringToObject(doc, "manifest_sha256", c.manifest_sha256);
+    cJSON_AddStringToObject(corp, "manifest_sha256", st->c.manifest_sha256);
+    cJSON_AddNumberToObject(corp, "cases", (double)st->c.ncases);
+    cJSON_AddStringToObject(doc, "manifest_sha256", st->c.manifest_sha256);
     cJSON *opts = cJSON_AddObjectToObject(doc, "options");
     cJSON_AddNumberToObject(opts, "timeout_s", o->timeout_s);
     cJSON_AddNumberToObject(opts, "ulp", o->ulp);
@@ -905,96 +669,142 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     cJSON_AddStringToObject(opts, "profile", o->profile ? o->profile : "strict");
     cJSON_AddBoolToObject(opts, "partial", o->nonly > 0);
     if (o->expect_fail) cJSON_AddStringToObject(opts, "expect_fail", o->expect_fail);
-    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
-    cJSON *rules = cJSON_CreateObject(), *fams = cJSON_CreateObject();
-    int counts[O_COUNT] = {0}, n_xfail = 0, n_stale = 0, n_fail = 0, n_run = 0, pictures = 0;
-    for (size_t i = 0; i < c.ncases; i++) {
-        const pc_case *k = &c.cases[i];
-        const case_run *r = &runs[i];
-        if (!r->cmd) continue;
-        n_run++;
-        cJSON *cj = cJSON_CreateObject();
-        cJSON_AddStringToObject(cj, "case", k->id);
-        cJSON_AddStringToObject(cj, "expected", pc_json_str(k->expect, "verdict"));
-        pc_sb detail = {0};
-        bool want_pic = is_patterned(k) || pictures < 3;
-        int oc = classify(k, r, o->ulp, want_pic, cj, &detail);
-        if (cJSON_GetObjectItem(cj, "picture")) pictures++;
-        counts[oc]++;
-        cJSON_AddStringToObject(cj, "outcome", k_outcomes[oc]);
-        if (r->timed_out) cJSON_AddStringToObject(cj, "exit", "timeout");
-        else if (WIFSIGNALED(r->status)) cJSON_AddNumberToObject(cj, "signal", WTERMSIG(r->status));
-        else if (WIFEXITED(r->status)) cJSON_AddNumberToObject(cj, "exit", WEXITSTATUS(r->status));
-        cJSON_AddNumberToObject(cj, "seconds", (double)(long)(r->secs * 1000) / 1000);
-        xf_entry *xe = xf_find(&xf, k->id);
-        const char *status = "ok";
-        if (xe) {
-            xe->seen = true;
-            cJSON_AddStringToObject(cj, "expected_failure", xe->reason ? xe->reason : "");
-            if (oc == O_PASS) { status = "stale"; n_stale++; pc_sb_puts(&detail, detail.n ? "; " : ""); pc_sb_puts(&detail, "listed as an expected failure but passes: remove it from the list"); }
-            else if (xe->outcome && strcmp(xe->outcome, k_outcomes[oc])) { status = "fail"; n_fail++; pc_sb_printf(&detail, "; listed as expected %s, got %s", xe->outcome, k_outcomes[oc]); }
-            else { status = "expected-fail"; n_xfail++; }
-        } else if (oc != O_PASS) { status = "fail"; n_fail++; }
-        cJSON_AddStringToObject(cj, "status", status);
-        char *d = pc_sb_take(&detail);
-        char *dd = d ? replace_all(d, r->out, "{output}") : NULL;
-        cJSON_AddStringToObject(cj, "detail", dd ? dd : "");
-        free(dd);
-        free(d);
-        if (oc != O_PASS) { char *t = log_tail(r->log); cJSON_AddStringToObject(cj, "log_tail", t ? t : ""); free(t); }
-        const cJSON *rl = cJSON_GetObjectItem(k->expect, "rules");
-        cJSON_AddItemToObject(cj, "rules", cJSON_IsArray(rl) ? cJSON_Duplicate(rl, 1) : cJSON_CreateArray());
-        if (*pc_json_str(k->expect, "reject_rule")) cJSON_AddStringToObject(cj, "reject_rule", pc_json_str(k->expect, "reject_rule"));
-        if (*pc_json_str(k->expect, "reject_family")) cJSON_AddStringToObject(cj, "reject_family", pc_json_str(k->expect, "reject_family"));
-        cJSON_AddItemToArray(cases, cj);
-        rollup_case(rules, fams, k, oc, status);
-        fprintf(log, "%-16s %s%s%s\n", !strcmp(status, "stale") ? "STALE" : !strcmp(status, "expected-fail") ? "xfail" : k_outcomes[oc], k->id,
-                oc != O_PASS ? ": " : "", oc != O_PASS ? pc_json_str(cj, "detail") : "");
+    return doc;
+}
+
+/* Hold an outcome to the expected-failure list: ok, expected-fail, fail or stale. */
+static const char *judge(certify_run *st, const pc_case *k, int oc, cJSON *cj, pc_sb *detail, tally *t)
+{
+    pc_xf_entry *xe = pc_xf_find(&st->xf, k->id);
+    if (!xe) {
+        if (oc == O_PASS) return "ok";
+        t->fail++;
+        return "fail";
     }
-    /* Entries naming no case of the corpus are stale too (they can never pass or fail). */
+    xe->seen = true;
+    cJSON_AddStringToObject(cj, "expected_failure", xe->reason ? xe->reason : "");
+    if (oc == O_PASS) {
+        t->stale++;
+        pc_sb_puts(detail, detail->n ? "; " : "");
+        pc_sb_puts(detail, "listed as an expected failure but passes: remove it from the list");
+        return "stale";
+    }
+    if (xe->outcome && strcmp(xe->outcome, k_outcomes[oc])) {
+        t->fail++;
+        pc_sb_printf(detail, "; listed as expected %s, got %s", xe->outcome, k_outcomes[oc]);
+        return "fail";
+    }
+    t->xfail++;
+    return "expected-fail";
+}
+
+static cJSON *evaluate_case(certify_run *st, size_t i, tally *t)
+{
+    const pc_case *k = &st->c.cases[i];
+    const pc_run *r = &st->runs[i];
+    cJSON *cj = cJSON_CreateObject();
+    cJSON_AddStringToObject(cj, "case", k->id);
+    cJSON_AddStringToObject(cj, "expected", pc_json_str(k->expect, "verdict"));
+    pc_sb detail = {0};
+    bool want_pic = is_patterned(k) || t->pictures < 3;
+    int oc = classify(k, r, st->outs[i], st->o->ulp, want_pic, cj, &detail);
+    t->pictures += cJSON_GetObjectItem(cj, "picture") != NULL;
+    t->outcomes[oc]++;
+    t->run++;
+    cJSON_AddStringToObject(cj, "outcome", k_outcomes[oc]);
+    if (r->timed_out) cJSON_AddStringToObject(cj, "exit", "timeout");
+    else if (WIFSIGNALED(r->status)) cJSON_AddNumberToObject(cj, "signal", WTERMSIG(r->status));
+    else if (WIFEXITED(r->status)) cJSON_AddNumberToObject(cj, "exit", WEXITSTATUS(r->status));
+    cJSON_AddNumberToObject(cj, "seconds", (double)(long)(r->secs * 1000) / 1000);
+    const char *status = judge(st, k, oc, cj, &detail, t);
+    cJSON_AddStringToObject(cj, "status", status);
+    char *d = pc_sb_take(&detail);
+    char *dd = d ? replace_all(d, st->outs[i], "{output}") : NULL;
+    cJSON_AddStringToObject(cj, "detail", dd ? dd : "");
+    free(dd);
+    free(d);
+    if (oc != O_PASS) { char *tail = pc_run_log_tail(r->log); cJSON_AddStringToObject(cj, "log_tail", tail ? tail : ""); free(tail); }
+    const cJSON *rl = cJSON_GetObjectItem(k->expect, "rules");
+    cJSON_AddItemToObject(cj, "rules", cJSON_IsArray(rl) ? cJSON_Duplicate(rl, 1) : cJSON_CreateArray());
+    if (*pc_json_str(k->expect, "reject_rule")) cJSON_AddStringToObject(cj, "reject_rule", pc_json_str(k->expect, "reject_rule"));
+    if (*pc_json_str(k->expect, "reject_family")) cJSON_AddStringToObject(cj, "reject_family", pc_json_str(k->expect, "reject_family"));
+    fprintf(st->log, "%-16s %s%s%s\n", !strcmp(status, "stale") ? "STALE" : !strcmp(status, "expected-fail") ? "xfail" : k_outcomes[oc], k->id,
+            oc != O_PASS ? ": " : "", oc != O_PASS ? pc_json_str(cj, "detail") : "");
+    return cj;
+}
+
+/* Counts, rollups, the expected-failure summary; entries naming no case are stale too. */
+static void doc_summary(certify_run *st, cJSON *doc, cJSON *rules, cJSON *fams, tally *t)
+{
     cJSON *unknown = cJSON_CreateArray();
-    for (size_t i = 0; i < xf.n; i++) {
+    for (size_t i = 0; i < st->xf.n; i++) {
         bool exists = false;
-        for (size_t j = 0; j < c.ncases && !exists; j++) exists = !strcmp(c.cases[j].id, xf.e[i].id);
-        if (!exists) { cJSON_AddItemToArray(unknown, cJSON_CreateString(xf.e[i].id)); n_stale++; fprintf(log, "stale            %s: listed as an expected failure but no such case in the corpus\n", xf.e[i].id); }
+        for (size_t j = 0; j < st->c.ncases && !exists; j++) exists = !strcmp(st->c.cases[j].id, st->xf.e[i].id);
+        if (exists) continue;
+        cJSON_AddItemToArray(unknown, cJSON_CreateString(st->xf.e[i].id));
+        t->stale++;
+        fprintf(st->log, "STALE            %s: listed as an expected failure but no such case in the corpus\n", st->xf.e[i].id);
     }
     cJSON_AddItemToObject(doc, "rules", map_to_sorted_array(rules, "rule"));
     cJSON_AddItemToObject(doc, "families", map_to_sorted_array(fams, "family"));
+    cJSON *cnt = cJSON_AddObjectToObject(doc, "counts");
+    for (int i = 0; i < O_COUNT; i++) cJSON_AddNumberToObject(cnt, k_outcomes[i], t->outcomes[i]);
+    cJSON_AddNumberToObject(cnt, "expected-fail", t->xfail);
+    cJSON_AddNumberToObject(cnt, "stale", t->stale);
+    cJSON_AddNumberToObject(cnt, "unexpected", t->fail);
+    cJSON_AddNumberToObject(cnt, "run", t->run);
+    cJSON_AddNumberToObject(cnt, "skipped", cJSON_GetArraySize(st->skipped));
+    cJSON_AddItemToObject(doc, "skipped", st->skipped);
+    st->skipped = NULL;
+    cJSON *xj = cJSON_AddObjectToObject(doc, "expect_fail");
+    cJSON_AddStringToObject(xj, "path", st->o->expect_fail ? st->o->expect_fail : "");
+    cJSON_AddNumberToObject(xj, "entries", (double)st->xf.n);
+    cJSON_AddItemToObject(xj, "unknown_cases", unknown);
+}
+
+cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
+{
+    certify_run st = {.o = o, .log = o->log ? o->log : stderr};
+    cJSON *doc = NULL;
+    *exit_code = PC_EXIT_ERROR;
+    if (prepare(&st)) goto out;
+    fprintf(st.log, "certify: %zu cases, reader: %s\n", st.c.ncases, o->reader);
+    int sig = pc_run_all(st.runs, st.c.ncases, o->jobs, o->timeout_s, o->mem_limit_mb);
+    if (sig) {
+        fprintf(st.log, "certify: interrupted by signal %d; every reader's process group was killed\n", sig);
+        goto out;
+    }
+    doc = doc_header(&st);
+    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
+    cJSON *rules = cJSON_CreateObject(), *fams = cJSON_CreateObject();
+    tally t = {0};
+    for (size_t i = 0; i < st.c.ncases; i++) {
+        if (!st.runs[i].cmd) continue;
+        cJSON *cj = evaluate_case(&st, i, &t);
+        rollup_case(rules, fams, &st.c.cases[i], pc_outcome_index(pc_json_str(cj, "outcome")), pc_json_str(cj, "status"));
+        cJSON_AddItemToArray(cases, cj);
+    }
+    doc_summary(&st, doc, rules, fams, &t);
     cJSON_Delete(rules);
     cJSON_Delete(fams);
-    cJSON *cnt = cJSON_AddObjectToObject(doc, "counts");
-    for (int i = 0; i < O_COUNT; i++) cJSON_AddNumberToObject(cnt, k_outcomes[i], counts[i]);
-    cJSON_AddNumberToObject(cnt, "expected-fail", n_xfail);
-    cJSON_AddNumberToObject(cnt, "stale", n_stale);
-    cJSON_AddNumberToObject(cnt, "unexpected", n_fail);
-    cJSON_AddNumberToObject(cnt, "run", n_run);
-    cJSON_AddNumberToObject(cnt, "skipped", cJSON_GetArraySize(skipped));
-    cJSON_AddItemToObject(doc, "skipped", skipped);
-    skipped = NULL;
-    cJSON *xj = cJSON_AddObjectToObject(doc, "expect_fail");
-    cJSON_AddStringToObject(xj, "path", o->expect_fail ? o->expect_fail : "");
-    cJSON_AddNumberToObject(xj, "entries", (double)xf.n);
-    cJSON_AddItemToObject(xj, "unknown_cases", unknown);
     if (o->update_expect) {
-        if (write_expect(o->expect_fail, &xf, cases, o)) { fprintf(log, "certify: cannot write %s\n", o->expect_fail); cJSON_Delete(doc); doc = NULL; goto out; }
-        fprintf(log, "certify: rewrote %s from this run\n", o->expect_fail);
-        n_fail = 0;
-        n_stale = 0;
+        if (pc_xf_write(o->expect_fail, &st.xf, cases, o->name ? o->name : o->reader)) {
+            fprintf(st.log, "certify: cannot write %s\n", o->expect_fail);
+            cJSON_Delete(doc);
+            doc = NULL;
+            goto out;
+        }
+        fprintf(st.log, "certify: rewrote %s from this run\n", o->expect_fail);
+        t.fail = t.stale = 0;
     }
-    bool certified = n_fail == 0 && n_stale == 0;
+    bool certified = t.fail == 0 && t.stale == 0;
     cJSON_AddBoolToObject(doc, "certified", certified);
     cJSON_AddStringToObject(doc, "verdict", certified ? "certified" : "not certified");
     cJSON_AddArrayToObject(doc, "inputs");
-    fprintf(log, "certify: %s: %d run, %d pass, %d expected failures, %d unexpected failures, %d stale expected failures\n",
-            certified ? "CERTIFIED" : "NOT CERTIFIED", n_run, counts[O_PASS], n_xfail, n_fail, n_stale);
+    fprintf(st.log, "certify: %s: %d run, %d pass, %d expected failures, %d unexpected failures, %d stale expected failures\n",
+            certified ? "CERTIFIED" : "NOT CERTIFIED", t.run, t.outcomes[O_PASS], t.xfail, t.fail, t.stale);
     *exit_code = certified ? PC_EXIT_OK : PC_EXIT_REJECT;
 out:
-    for (size_t i = 0; runs && i < c.ncases; i++) { free(runs[i].outdir); free(runs[i].out); free(runs[i].log); free(runs[i].cmd); }
-    free(runs);
-    if (own_work && work) nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(work);
-    cJSON_Delete(skipped);
-    xf_free(&xf);
-    pc_corpus_free(&c);
+    certify_run_free(&st);
     return doc;
 }
