@@ -74,9 +74,13 @@ static int poll_running(pc_run *runs, size_t n)
         pc_run *r = &runs[i];
         if (!r->started || r->done) continue;
         int st;
-        pid_t p = waitpid(r->pid, &st, WNOHANG);
-        if (p == r->pid) {
+        siginfo_t si;
+        si.si_pid = 0;
+        /* Peek without reaping: while the leader is an unreaped zombie its pid (= the group id)
+         * cannot be reused, so killing the group cannot hit a stranger. */
+        if (waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == r->pid) {
             kill(-r->pid, SIGKILL); /* whatever it left running in its group */
+            waitpid(r->pid, &st, 0);
             r->status = st;
             r->done = true;
             r->secs = t - r->start;
