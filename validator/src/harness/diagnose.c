@@ -136,10 +136,14 @@ static void stream_put(uint32_t *w, uint64_t nwords, uint64_t j, unsigned b, boo
 
 typedef struct params {
     float *s, *s_nog, *s_alt, *s_recip;
-    int16_t *zq, *zq_nog;
+    int16_t *zq, *zq_nog, *zq_layout;
 } params;
 
-static void params_free(params *p) { free(p->s); free(p->s_nog); free(p->s_alt); free(p->s_recip); free(p->zq); free(p->zq_nog); memset(p, 0, sizeof *p); }
+static void params_free(params *p)
+{
+    free(p->s); free(p->s_nog); free(p->s_alt); free(p->s_recip); free(p->zq); free(p->zq_nog); free(p->zq_layout);
+    memset(p, 0, sizeof *p);
+}
 
 static int params_alloc(params *p, size_t n, bool nog, bool alt)
 {
@@ -332,6 +336,7 @@ static int params_ct(const pc_input *in, dg_module *m, params *p)
         zr = tz->numel / (m->E * gr.cols);
     }
     if (params_alloc(p, m->numel, gi && gr.cols > 1, false)) { rc = -1; goto out; }
+    if (zr && !(p->zq_layout = malloc(m->numel * sizeof *p->zq_layout))) { rc = -1; goto out; }
     int half = 1 << (m->bits - 1);
     for (uint64_t e = 0; e < m->E; e++)
         for (uint64_t n = 0; n < m->N; n++)
@@ -348,6 +353,8 @@ static int params_ct(const pc_input *in, dg_module *m, params *p)
                     float s = sc[e * per + r * gr.cols + cc];
                     if (pass) { p->s_nog[i] = s; p->zq_nog[i] = (int16_t)(z + half); }
                     else { p->s[i] = s; p->zq[i] = (int16_t)(z + half); }
+                    if (!pass && p->zq_layout) /* what a reader of the other layout takes for this zero point */
+                        p->zq_layout[i] = (int16_t)stream_get(zp + e * zr * gr.cols + cc, gr.cols, zr, r, m->bits, !legacy);
                 }
             }
     rc = 0;
@@ -419,14 +426,15 @@ int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes
         }
     }
     m->s = p.s; m->zq = p.zq; m->s_nog = p.s_nog; m->zq_nog = p.zq_nog; m->s_alt = p.s_alt; m->s_recip = p.s_recip;
+    m->zq_layout = p.zq_layout;
     return 0;
 }
 
 void dg_module_free(dg_module *m)
 {
-    free(m->s); free(m->zq); free(m->s_nog); free(m->zq_nog); free(m->s_alt); free(m->s_recip);
+    free(m->s); free(m->zq); free(m->s_nog); free(m->zq_nog); free(m->s_alt); free(m->s_recip); free(m->zq_layout);
     m->s = m->s_nog = m->s_alt = m->s_recip = NULL;
-    m->zq = m->zq_nog = NULL;
+    m->zq = m->zq_nog = m->zq_layout = NULL;
 }
 
 void dg_out_free(dg_out *o)
@@ -579,9 +587,12 @@ static int sim_remap(const dg_module *m, pc_bug b, dg_out *out)
             : b == PC_BUG_SIGN_EXT ? remap_sign_ext(m, r.src, r.val)
             : remap_ct_layout(m, r.val, r.src);
     rc = ok ? apply_remap(m, &r, out) : 1;
-    /* AWQ readers that skip the interleave skip it on qzeros too (GPTQModel's AWQ path). */
+    /* AWQ readers that skip the interleave skip it on qzeros too (GPTQModel's AWQ path); a reader
+     * of the wrong compressed-tensors layout misreads a packed zero point as well. */
     if (!rc && b == PC_BUG_AWQ_ORDER && out->weights)
         for (size_t i = 0; i < m->numel; i++) out->weights[i] = weight_of(m, out->codes[i], m->s[i], m->zq[r.src[i]]);
+    if (!rc && b == PC_BUG_CT_LAYOUT && out->weights && m->zq_layout)
+        for (size_t i = 0; i < m->numel; i++) out->weights[i] = weight_of(m, out->codes[i], m->s[i], m->zq_layout[i]);
 done:
     free(r.src);
     free(r.val);

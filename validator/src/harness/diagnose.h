@@ -53,6 +53,7 @@ typedef struct dg_module {
     int16_t *zq_nog;
     float *s_alt;           /* NVFP4: global scale applied the other way round */
     float *s_recip;         /* NVFP4: global scale inverted, then applied the other way round */
+    int16_t *zq_layout;     /* compressed-tensors: a packed zero point read in the other layout */
     uint64_t packed_w;      /* compressed-tensors: int32 words per packed row (0 otherwise) */
     char note[160];         /* why parameters are missing, if they are */
 } dg_module;

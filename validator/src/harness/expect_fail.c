@@ -88,13 +88,26 @@ pc_xf_entry *pc_xf_find(pc_xf_list *l, const char *id)
     return NULL;
 }
 
-static void last_line(const char *text, char *out, size_t n)
+/* The reader's own last word on a refusal or crash: the last line that reads like an error
+ * ("refused: ...", "ValueError: ..."), else the last non-empty line. */
+static void reader_word(const char *text, char *out, size_t n)
 {
-    const char *end = text + strlen(text);
-    while (end > text && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r')) end--;
-    const char *start = end;
-    while (start > text && start[-1] != '\n') start--;
-    snprintf(out, n, "%.*s", (int)(end - start), start);
+    const char *best = NULL, *last = NULL;
+    size_t best_len = 0, last_len = 0;
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t')) q++;
+        size_t ql = len - (size_t)(q - p);
+        if (ql) { last = q; last_len = ql; }
+        const char *colon = memchr(q, ':', ql);
+        if (colon && (!strncmp(q, "refused", 7) || (colon - q > 5 && (!strncmp(colon - 5, "Error", 5) || !strncmp(colon - 9 > q ? colon - 9 : q, "Exception", 9)))))
+            best = q, best_len = ql;
+        p += len + (e != NULL);
+    }
+    if (!best) best = last, best_len = last_len;
+    snprintf(out, n, "%.*s", best ? (int)best_len : 0, best ? best : "");
 }
 
 int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, const char *reader_name)
@@ -118,8 +131,9 @@ int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, con
             /* A new entry's reason: the diagnosis, else the reader's own last word (its stderr), else the detail. */
             const cJSON *dg = cJSON_GetObjectItem(c, "diagnosis");
             char last[160] = "";
-            last_line(pc_json_str(c, "log_tail"), last, sizeof last);
-            snprintf(reason, sizeof reason, "%s", dg ? pc_json_str(dg, "title") : *last && strcmp(outc, "wrong-output") ? last : pc_json_str(c, "detail"));
+            reader_word(pc_json_str(c, "log_tail"), last, sizeof last);
+            bool own = *last && (!strcmp(outc, "rejected-valid") || !strcmp(outc, "crash"));
+            snprintf(reason, sizeof reason, "%s", dg ? pc_json_str(dg, "title") : own ? last : pc_json_str(c, "detail"));
             for (char *q = reason; *q; q++) if (*q == '\n' || *q == '#') *q = ' ';
         }
         fprintf(f, "%s %s  # %s\n", id, outc, reason);
