@@ -66,6 +66,33 @@ static cJSON *sorted_strings(const cJSON *arr)
     return o;
 }
 
+/* The reader's failures grouped by cause: the expected-failure reason when the case is listed,
+ * else the diagnosis, else the outcome. [{cause, outcome, cases, example}] in first-seen order. */
+static cJSON *causes(const cJSON *rep)
+{
+    cJSON *out = cJSON_CreateArray(), *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(rep, "cases")) {
+        const char *oc = pc_json_str(c, "outcome");
+        if (!strcmp(oc, "pass")) continue;
+        const cJSON *d = cJSON_GetObjectItem(c, "diagnosis");
+        const char *why = *pc_json_str(c, "expected_failure") ? pc_json_str(c, "expected_failure") : d ? pc_json_str(d, "title") : oc;
+        cJSON *g = NULL, *x;
+        cJSON_ArrayForEach(x, out)
+            if (!strcmp(pc_json_str(x, "cause"), why) && !strcmp(pc_json_str(x, "outcome"), oc)) g = x;
+        if (!g) {
+            g = cJSON_CreateObject();
+            cJSON_AddStringToObject(g, "cause", why);
+            cJSON_AddStringToObject(g, "outcome", oc);
+            cJSON_AddNumberToObject(g, "cases", 0);
+            cJSON_AddStringToObject(g, "example", pc_json_str(c, "case"));
+            cJSON_AddItemToArray(out, g);
+        }
+        cJSON *n = cJSON_GetObjectItem(g, "cases");
+        cJSON_SetNumberValue(n, n->valuedouble + 1);
+    }
+    return out;
+}
+
 static cJSON *reader_row(const cJSON *rep, const char *path)
 {
     const cJSON *rd = cJSON_GetObjectItem(rep, "reader"), *f;
@@ -94,6 +121,7 @@ static cJSON *reader_row(const cJSON *rep, const char *path)
         if (d) add_unique(bugs, pc_json_str(d, "bug"));
     }
     cJSON_AddItemToObject(r, "diagnosed", bugs);
+    cJSON_AddItemToObject(r, "causes", causes(rep));
     return r;
 }
 

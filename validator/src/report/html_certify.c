@@ -125,7 +125,8 @@ static void case_table(pc_sb *b, const cJSON *doc)
         if (cJSON_IsNumber(ex)) pc_sb_printf(b, "%.0f", ex->valuedouble);
         else if (cJSON_IsNumber(sig)) pc_sb_printf(b, "signal %.0f", sig->valuedouble);
         else pc_sb_xml(b, pc_json_str(c, "exit"));
-        pc_sb_printf(b, "</td><td>%.2f</td><td>", cJSON_GetObjectItem(c, "seconds") ? cJSON_GetObjectItem(c, "seconds")->valuedouble : 0);
+        pc_sb_printf(b, "</td><td>%.2f</td><td class=\"d\">", cJSON_GetObjectItem(c, "seconds") ? cJSON_GetObjectItem(c, "seconds")->valuedouble : 0);
+        pc_sb_puts(b, "");
         pc_sb_xml(b, pc_json_str(c, "detail"));
         if (*pc_json_str(c, "expected_failure")) { pc_sb_puts(b, "<br><i>expected failure: "); pc_sb_xml(b, pc_json_str(c, "expected_failure")); pc_sb_puts(b, "</i>"); }
         pc_sb_puts(b, "</td><td>");
@@ -210,6 +211,25 @@ static void results_table(pc_sb *b, const cJSON *doc)
     pc_sb_puts(b, "</table>\n");
 }
 
+static void cause_table(pc_sb *b, const cJSON *doc)
+{
+    const cJSON *r, *x;
+    pc_sb_puts(b, "<h2>Failures by cause</h2>\n<table id=\"causes\"><tr><th>reader</th><th>outcome</th><th>cases</th><th>cause</th><th>example case</th></tr>\n");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers")) {
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "causes")) {
+            pc_sb_puts(b, "<tr><td>");
+            pc_sb_xml(b, pc_json_str(r, "name"));
+            pc_sb_printf(b, "</td><td class=\"%s\">%s</td><td>%.0f</td><td class=\"d\">", pc_json_str(x, "outcome"), pc_json_str(x, "outcome"),
+                         cJSON_GetObjectItem(x, "cases")->valuedouble);
+            pc_sb_xml(b, pc_json_str(x, "cause"));
+            pc_sb_puts(b, "</td><td><code>");
+            pc_sb_xml(b, pc_json_str(x, "example"));
+            pc_sb_puts(b, "</code></td></tr>\n");
+        }
+    }
+    pc_sb_puts(b, "</table>\n");
+}
+
 static void kill_matrix(pc_sb *b, const cJSON *doc)
 {
     const cJSON *r, *x;
@@ -278,6 +298,7 @@ char *pc_report_html_certify(const cJSON *doc)
         pc_sb_printf(&b, "<h1>packcheck certify: readers compared</h1>\n<p>corpus MANIFEST.sha256 digest <code>%s</code>, packcheck %s</p>\n",
                      pc_json_str(doc, "manifest_sha256"), pc_json_str(doc, "packcheck_version"));
         results_table(&b, doc);
+        cause_table(&b, doc);
         kill_matrix(&b, doc);
         pruned_matrix(&b, doc);
     } else {

@@ -89,6 +89,18 @@ static void matrix_md(pc_sb *b, const cJSON *doc)
         cJSON_ArrayForEach(f, fams) family_cell(b, cJSON_GetObjectItem(cJSON_GetObjectItem(r, "families"), f->valuestring));
         pc_sb_puts(b, "\n");
     }
+    pc_sb_puts(b, "\n## Failures by cause\n\n| reader | outcome | cases | cause | example case |\n|---|---|---|---|---|\n");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers")) {
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "causes")) {
+            pc_sb_puts(b, "| ");
+            pc_sb_md(b, pc_json_str(r, "name"));
+            pc_sb_printf(b, " | %s | %.0f | ", pc_json_str(x, "outcome"), num(x, "cases"));
+            pc_sb_md(b, pc_json_str(x, "cause"));
+            pc_sb_puts(b, " | ");
+            pc_sb_md(b, pc_json_str(x, "example"));
+            pc_sb_puts(b, " |\n");
+        }
+    }
     pc_sb_puts(b, "\n## Kill matrix\n\n| reader | cases that tell it apart | diagnosed as |\n|---|---|---|\n");
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers")) {
         pc_sb_puts(b, "| ");
