@@ -51,7 +51,9 @@ expect_grep 'CERTIFIED' "$TMP/ok.md" "markdown verdict"
 expect_grep '| ST-001 |' "$TMP/ok.md" "markdown rule rollup"
 expect_grep '<testcase classname="certify" name="st/small-ct"' "$TMP/ok.xml" "junit case"
 expect_grep 'id="matrix"' "$TMP/ok.html" "html matrix"
-expect_rc 0 "correct reader on the bundled corpus" -- "$PC" certify --reader "sh $R/correct.sh $PC {input} {output}"
+expect_rc 0 "correct reader on the bundled corpus" -- "$PC" certify --reader "sh $R/correct.sh $PC {input} {output}" --report json:"$TMP/bundled.json"
+expect_rc 0 "correct reader on the bundled corpus, compat profile" -- "$PC" certify --profile compat --reader "sh $R/correct.sh $PC {input} {output} {profile}"
+expect_rc 2 "bad profile" -- "$PC" certify --profile lax --reader "x {input} {output}"
 
 # Each wrong reader is told apart, with the right outcome.
 expect_rc 1 "reject-all is not certified" -- certify --reader "sh $R/reject_all.sh {input} {output}" --report json:"$TMP/rej.json"
