@@ -81,6 +81,7 @@ def generate(out):
         "3-bit group 16 asymmetric; the packed module is in the ignore list")
 
     negative_no_config(out, base)
+    warn_untranslatable_ignore(out)
     neg("neg-ct001-bits9", "CT-001", lambda t, c: group0(c)["weights"].__setitem__("num_bits", 9),
         "3-bit group 16 asymmetric; config num_bits 9")
     neg("neg-ct004-no-weight-shape", "CT-004", lambda t, c: t.pop(f"{W}.weight_shape"),
@@ -108,3 +109,18 @@ def negative_no_config(out, base):
     from pcgen.ct_common import source_line
     out.case(F, "neg-cfg028-no-config", verdict="reject", reject_rule="CFG-028", files=files_of(base[0], None),
              rules=["CFG-028"], source=source_line("3-bit group 16 asymmetric; config.json left out"))
+
+
+def warn_untranslatable_ignore(out):
+    """CFG-029 warns: an ignore pattern with a lookbehind has no POSIX form; it matches nothing."""
+    import copy
+    from pcgen.ct_cases import files_of, qc
+    from pcgen.ct_common import checkpoint, source_line
+    tensors, pins, cfg = checkpoint([(Module(DOWN, (11, 48), "random", 10), "group_0")],
+                                    {"group_0": make_scheme(3, "group", symmetric=False, group_size=16)})
+    cfg = copy.deepcopy(cfg)
+    qc(cfg)["ignore"].append("re:(?<=mlp)\\.gate_proj$")
+    out.case(F, "warn-cfg029-ignore-lookbehind", verdict="pass", layout="ct-dense", files=files_of(tensors, cfg),
+             rules=["CFG-029"], modules=pins,
+             source=source_line("3-bit group 16 asymmetric; an ignore pattern with a lookbehind added by hand "
+                                "(CFG-029 warns; it names no module here, so nothing changes)"))

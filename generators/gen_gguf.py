@@ -370,6 +370,16 @@ def gen_tensors(out):
             "string value ff fe (warns in strict)")
     kk = [kv("general.alignment", U32, 4)] + [x for x in k if x[0] != "general.alignment"]
     passing(out, "alignment-4", gguf_file(kk, [q, f], align=4)[0], ["GGUF-034"], "alignment 4 (warns in strict; ggml accepts)")
+    # The compat profile relaxes what ggml accepts: the same files pass there without a warning.
+    passing(out, "padding-nonzero-compat", nz, ["GGUF-030"], "non-zero pre-data padding under compat (GGUF-030 off)", profile="compat")
+    passing(out, "bool-2-compat", gguf_file(k + [kv("x.flag", BOOL, 2)], [q, f])[0], ["GGUF-031"], "a BOOL value of 2 under compat", profile="compat")
+    passing(out, "key-not-snake-case-compat", gguf_file(k + [kv("General.Name", STRING, "x")], [q, f])[0], ["GGUF-032"],
+            "key General.Name under compat", profile="compat")
+    passing(out, "string-not-utf8-compat", gguf_file(k + [kv("general.name", STRING, b"\xff\xfe")], [q, f])[0], ["GGUF-033"],
+            "string value ff fe under compat", profile="compat")
+    passing(out, "alignment-4-compat", gguf_file(kk, [q, f], align=4)[0], ["GGUF-034"], "alignment 4 under compat", profile="compat")
+    passing(out, "name-with-nul-compat", gguf_file(k, [q, dict(f, name="f32\0hidden")])[0], ["GGUF-017"],
+            "an F32 tensor name holding NUL under compat (GGUF-017 warns; ggml compares names as C strings)", profile="compat")
     out.case("gguf", "name-empty-compat", verdict="pass", layout="gguf", profile="compat",
              files={"model.gguf": gguf_file(k, [dict(q, name=""), f])[0]}, input="model.gguf",
              source=f"{SRC_H}: an empty tensor name under the compat profile (ggml accepts it)", rules=["GGUF-016"],

@@ -7,6 +7,11 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for p in cmake ninja-build gcc clang pkg-config libcjson-dev libssl-dev libclang-rt-14-dev; do
     have_pkg "$p" || need="$need $p"
 done
+# python3 + venv only for the fixture regeneration check (scripts/regen-check.sh); the C build never needs it.
+if [ "${PACKCHECK_REGEN_TESTS:-1}" = 1 ]; then
+    if ! command -v python3 >/dev/null 2>&1; then need="$need python3 python3-venv"
+    elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need="$need python3-venv"; fi
+fi
 if [ "${PACKCHECK_BROWSER_TESTS:-1}" = 1 ]; then
     have_pkg chromium || need="$need chromium"
 fi

@@ -1,5 +1,7 @@
 #!/bin/sh
-# Every test: the CTest suite in a normal build, again under ASan+UBSan, then each fuzz harness for a
+# Every test: the CTest suite in a normal build, the light-venv fixture regeneration check (gen_st) and
+# the compat-profile differential against the real safetensors reader (generators/diff_st.py),
+# the CTest suite again under ASan+UBSan (with the fuzz seeds replayed), then each fuzz harness for a
 # bounded time (FUZZ_SECONDS, default 60). Exits non-zero on the first failing stage.
 set -eu
 cd "$(dirname "$0")/.."
@@ -10,6 +12,10 @@ echo "== build (RelWithDebInfo) and CTest"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== regenerate the safetensors fixtures (generators/gen_st.py, light venv) and compare byte for byte;"
+echo "   then packcheck --profile compat against the real safetensors reader on seeded mutants"
+scripts/regen-check.sh --diff build/packcheck gen_st
 
 echo "== build with ASan+UBSan (clang) and CTest"
 CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPACKCHECK_SANITIZE=ON -DPACKCHECK_FUZZ=ON >/dev/null
@@ -23,8 +29,12 @@ for fz in build-asan/validator/tests/fuzz/fuzz_*; do
     name=$(basename "$fz")
     seeds=validator/tests/fuzz/corpus/${name#fuzz_}
     work=$(mktemp -d)
-    echo "-- $name (seeds: $seeds)"
-    if ! "$fz" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    dict=validator/tests/fuzz/${name#fuzz_}.dict
+    dictopt=""
+    [ -f "$dict" ] && dictopt="-dict=$dict"
+    echo "-- $name (seeds: $seeds${dictopt:+, $dict})"
+    # shellcheck disable=SC2086
+    if ! "$fz" $dictopt -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$work/" "$work" "$seeds" >"$work/log" 2>&1; then
         tail -n 60 "$work/log"
         echo "fuzz: $name found a crash; artifacts in $work" >&2

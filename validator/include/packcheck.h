@@ -37,6 +37,7 @@ typedef struct pc_rule {
     const char *reader;      /* what it demands of a reader ("" when nothing beyond the file) */
     const char *source;      /* spec text or upstream source it comes from */
     const char *profiles;    /* notes on strict vs compat ("" when the same) */
+    const char *no_fixture;  /* why no negative fixture can exist ("" when one must) */
     pc_severity severity;    /* under the strict profile */
     pc_severity compat;      /* under the compat profile */
     size_t index;            /* position in the catalogue */

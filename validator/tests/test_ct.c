@@ -11,13 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "testlib.h"
 
-static int passed, failed;
-#define CHECK(cond, ...)                                                                             \
-    do {                                                                                             \
-        if (cond) passed++;                                                                          \
-        else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-    } while (0)
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
 static uint32_t rnd(void)
@@ -171,6 +166,5 @@ int main(void)
     unlink(p);
     free(p);
     rmdir(g_tmp);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return test_finish();
 }

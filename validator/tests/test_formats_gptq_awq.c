@@ -8,13 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "testlib.h"
 
-static int g_pass, g_fail;
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (cond) g_pass++;                                                                                  \
-        else { g_fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-    } while (0)
 
 static char g_dir[256];
 
@@ -251,6 +246,5 @@ int main(void)
     awq_cases();
     clear_dir();
     rmdir(g_dir);
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail != 0;
+    return test_finish();
 }

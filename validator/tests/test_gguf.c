@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "testlib.h"
 
-static int g_pass, g_fail;
-
-#define CHECK(cond, ...) do { if (cond) g_pass++; else { g_fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 /* ---- a little GGUF writer ---- */
 
@@ -363,6 +361,5 @@ int main(void)
     decode();
     properties();
     unlink(g_path);
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail != 0;
+    return test_finish();
 }

@@ -6,14 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "testlib.h"
 
-static int g_pass, g_fail;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (cond) g_pass++;                                                                                  \
-        else { g_fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-    } while (0)
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd32(void)
@@ -165,6 +159,5 @@ int main(void)
     worked_vectors();
     probes();
     property();
-    printf("%d passed, %d failed\n", g_pass, g_fail);
-    return g_fail != 0;
+    return test_finish();
 }

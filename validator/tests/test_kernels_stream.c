@@ -8,14 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "testlib.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                             \
-    do {                                                                                             \
-        if (cond) passed++;                                                                          \
-        else { failed++; if (failed < 20) { printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } } \
-    } while (0)
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd32(void)
@@ -150,6 +144,5 @@ int main(void)
                 for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
                     rows_matrix(legacy, b, cols, rows[r], (unsigned)(cols % 8));
     CHECK(!strcmp(pc_kernels_name(), pc_kernels_active()->name), "kernel set name");
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return test_finish();
 }

@@ -7,14 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "testlib.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (cond) passed++;                                \
-        else { failed++; printf("FAIL: " __VA_ARGS__); printf("\n"); } \
-    } while (0)
 
 static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
@@ -89,6 +83,5 @@ int main(void)
     test_nibble_order();
     test_dequant_random();
     test_tolerance();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return test_finish();
 }

@@ -52,6 +52,9 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
     if (!text) { pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label); return NULL; }
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    /* "One JSON object": text after it (a second object, garbage) is an error, as in json.loads. */
+    for (const char *q = end; j && q && q < text + len; q++)
+        if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') { cJSON_Delete(j); j = NULL; }
     if (!cJSON_IsObject(j)) {
         pc_report(cx, "CFG-001", label, -1, "%s is not one JSON object", label);
         cJSON_Delete(j);
@@ -164,11 +167,12 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     bool gguf = false;
     char *index_path = pc_path_join(in->dir, "model.safetensors.index.json");
     int rc = 0;
-    if (index_path && pc_file_exists(index_path)) {
-        rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (index_path && pc_file_exists(index_path)) rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (ix.root) {
         names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
         for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
-    } else {
+    } else if (rc == 0) {
+        /* No index, or one too broken to use (ST-030 already failed): still read every shard. */
         names = list_containers(in->dir, &n, &gguf);
     }
     free(index_path);
@@ -179,7 +183,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     in->files = calloc(n ? n : 1, sizeof *in->files);
     if (!in->files) { rc = -1; goto out; }
     for (size_t i = 0; i < n && rc == 0; i++) {
-        char *p = pc_path_join(in->dir, names[i]);
+        char *p = names[i] ? pc_path_join(in->dir, names[i]) : NULL;
         rc = p ? open_container(in, p, cx, cap) : -1;
         free(p);
     }

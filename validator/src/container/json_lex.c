@@ -1,5 +1,9 @@
 #include "json_lex.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static bool is_hex(uint8_t c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 static bool is_json_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -83,9 +87,27 @@ static bool match_word(const uint8_t *s, size_t n, size_t i, const char *w, size
     return true;
 }
 
+/* serde_json reads a number that is not a u64/i64 as an f64 and refuses one that overflows to
+ * infinity ("number out of range", e.g. 1e400), wherever it appears, ignored fields included.
+ * Underflow to zero is fine. Only tokens with a fraction, an exponent or more than 18 digits can
+ * leave the integer range, so the rest skip the conversion. */
+static bool number_in_range(const uint8_t *tok, size_t len)
+{
+    bool simple = len <= 18;
+    for (size_t k = 0; k < len && simple; k++) simple = is_digit(tok[k]) || (k == 0 && tok[k] == '-');
+    if (simple) return true;
+    char stackbuf[128], *buf = len < sizeof stackbuf ? stackbuf : malloc(len + 1);
+    if (!buf) return false;
+    memcpy(buf, tok, len);
+    buf[len] = 0;
+    double v = strtod(buf, NULL);
+    if (buf != stackbuf) free(buf);
+    return !isinf(v);
+}
+
 bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_at)
 {
-    size_t i = 0, values = 0, end;
+    size_t i = 0, values = 0, end, depth = 0;
     bool nul;
     while (i < n) {
         uint8_t c = s[i];
@@ -95,6 +117,7 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
         } else if (c == '-' || is_digit(c)) {
             if (!(end = scan_number(s, n, i, err_at))) return false;
             if (!is_delim(s, n, end)) { *err_at = end; return false; }
+            if (!number_in_range(s + i, end - i)) { *err_at = i; return false; }
             i = end, values++;
         } else if (c == 't' || c == 'f' || c == 'n') {
             if ((!match_word(s, n, i, "true", &end) && !match_word(s, n, i, "false", &end) &&
@@ -104,7 +127,13 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
             }
             i = end, values++;
         } else if (is_json_ws(c) || is_structural(c)) {
-            i++; /* the structure itself is the parser's to check */
+            /* The structure itself is the parser's to check; only its depth is counted here. */
+            if (c == '[' || c == '{') {
+                if (++depth > PC_JSON_MAX_DEPTH) { *err_at = i; return false; }
+            } else if ((c == ']' || c == '}') && depth) {
+                depth--;
+            }
+            i++;
         } else {
             *err_at = i;
             return false;
@@ -112,6 +141,67 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
     }
     *nvalues = values;
     return true;
+}
+
+size_t pc_json_value_bound(const uint8_t *s, size_t n)
+{
+    size_t bound = 1;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\') i++;
+        } else if (c == '[' || c == '{' || c == ',' || c == ':') {
+            bound++;
+        }
+    }
+    return bound;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xc0 | cp >> 6); o[1] = (char)(0x80 | (cp & 0x3f)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 0x3f)); o[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3f)); o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+char *pc_json_string_decode(const uint8_t *tok, size_t toklen, size_t *len)
+{
+    if (toklen < 2) return NULL;
+    /* Decoding never grows the text: an escape of 6 or 12 bytes yields at most 4. */
+    char *o = malloc(toklen);
+    if (!o) return NULL;
+    size_t k = 0, end = toklen - 1;
+    for (size_t i = 1; i < end; i++) {
+        if (tok[i] != '\\') { o[k++] = (char)tok[i]; continue; }
+        uint8_t e = tok[++i];
+        static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+        const char *hit = e != 'u' ? memchr(from, e, sizeof from - 1) : NULL;
+        if (hit) { o[k++] = to[hit - from]; continue; }
+        uint32_t cp = hex4(tok + i + 1);
+        i += 4;
+        if (cp >= 0xdc00 && cp <= 0xdfff) goto bad;
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (i + 6 >= end || tok[i + 1] != '\\' || tok[i + 2] != 'u') goto bad;
+            uint32_t lo = hex4(tok + i + 3);
+            if (lo < 0xdc00 || lo > 0xdfff) goto bad;
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            i += 6;
+        }
+        k += put_utf8(o + k, cp);
+    }
+    o[k] = 0;
+    *len = k;
+    return o;
+bad:
+    free(o);
+    return NULL;
 }
 
 bool pc_json_lex_next(pc_jlex *lx, pc_jtok *t)

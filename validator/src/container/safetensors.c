@@ -19,8 +19,12 @@
 #define ST_MAX_VALUES 2000000ull     /* LIMIT: bounds cJSON's memory to ~128 MiB */
 
 typedef struct st_entry {
-    char *name;
-    bool seen_dtype, seen_shape, seen_offsets, ok;
+    char *name;           /* display form: cJSON's text, or for a name holding U+0000 an escaped copy */
+    const char *key;      /* the exact decoded name (may hold NUL bytes) and its length */
+    size_t keylen;
+    char *owned;          /* what name/key point into when we decoded the name ourselves */
+    bool seen_dtype, seen_shape, seen_offsets, offsets_ok, ok;
+    bool dropped;         /* an earlier definition of a duplicated name (compat: last wins) */
     pc_dtype dtype;
     int ndim;
     uint64_t shape[PC_MAX_DIMS];
@@ -44,6 +48,15 @@ typedef struct st_parse {
 
 static int64_t hoff(const st_parse *p, size_t pos) { (void)p; return (int64_t)(8 + pos); }
 
+/* Absolute file offset of a byte-buffer position, or -1 when that position is not in the file
+ * (offsets come from the header and may be anything up to 2^64-1). */
+static int64_t boff(const st_parse *p, uint64_t pos)
+{
+    uint64_t abs;
+    if (!pc_add_u64(8 + p->n, pos, &abs) || abs > p->file->size) return -1;
+    return (int64_t)abs;
+}
+
 static bool is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* Advance the lexer to the token of the node just reached in document order. */
@@ -62,7 +75,50 @@ static void skip_value(st_parse *p, const cJSON *v)
     }
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+/* A name as the crate sees it: exact bytes, U+0000 included (cJSON's C strings stop at the first). */
+typedef struct st_key {
+    const char *s;
+    size_t len;
+    char *owned;
+} st_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const st_key *x = a, *y = b;
+    int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The exact text of a key token: cJSON's string when it holds no U+0000, else decoded from the
+ * token. Returns false when out of memory. */
+static bool key_of(const st_parse *p, const pc_jtok *t, const char *cjson_text, st_key *k)
+{
+    k->owned = NULL;
+    if (!t->has_nul) {
+        k->s = cjson_text;
+        k->len = strlen(cjson_text);
+        return true;
+    }
+    k->owned = pc_json_string_decode(p->hdr + t->start, t->len, &k->len);
+    k->s = k->owned;
+    return k->owned != NULL;
+}
+
+/* Display form of a name holding NUL bytes: each NUL written as the six characters \u0000. */
+static char *escape_nuls(const char *s, size_t len)
+{
+    size_t nul = 0;
+    for (size_t i = 0; i < len; i++) nul += !s[i];
+    char *o = malloc(len + 5 * nul + 1);
+    if (!o) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i]) o[k++] = s[i];
+        else memcpy(o + k, "\\u0000", 6), k += 6;
+    }
+    o[k] = 0;
+    return o;
+}
 
 static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
 {
@@ -78,13 +134,14 @@ static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
         return;
     }
     size_t n = (size_t)cJSON_GetArraySize(v), k = 0;
-    char **keys = calloc(n ? n : 1, sizeof *keys);
+    st_key *keys = calloc(n ? n : 1, sizeof *keys);
     if (!keys) { p->cx->oom = true; skip_value(p, v); return; }
     const cJSON *c;
     pc_jtok t;
     cJSON_ArrayForEach(c, v) {
         next_tok(p, &t);
-        keys[k++] = c->string;
+        if (key_of(p, &t, c->string, &keys[k])) k++;
+        else p->cx->oom = true;
         if (!cJSON_IsString(c)) {
             pc_report(p->cx, "ST-009", "__metadata__", hoff(p, t.start), "__metadata__[\"%s\"] is not a string", c->string);
             skip_value(p, c);
@@ -92,17 +149,18 @@ static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
             next_tok(p, &t);
         }
     }
-    pc_sort(keys, n, sizeof *keys, cmp_str);
-    for (size_t i = 1; i < n; i++)
-        if (!strcmp(keys[i], keys[i - 1]))
-            pc_report(p->cx, "ST-023", "__metadata__", hoff(p, key_pos), "duplicate __metadata__ key \"%s\"", keys[i]);
+    pc_sort(keys, k, sizeof *keys, cmp_key);
+    for (size_t i = 1; i < k; i++)
+        if (!cmp_key(&keys[i], &keys[i - 1]))
+            pc_report(p->cx, "ST-023", "__metadata__", hoff(p, key_pos), "duplicate __metadata__ key \"%s\"", keys[i].s);
+    for (size_t i = 0; i < k; i++) free(keys[i].owned);
     free(keys);
 }
 
 static bool read_u64(st_parse *p, const cJSON *v, uint64_t *out, size_t *at)
 {
     pc_jtok t;
-    if (!cJSON_IsNumber(v)) { skip_value(p, v); return false; }
+    if (!cJSON_IsNumber(v)) { *at = p->lx.pos; skip_value(p, v); return false; }
     next_tok(p, &t);
     *at = t.start;
     return pc_json_u64(p->hdr + t.start, t.len, out);
@@ -125,7 +183,7 @@ static void parse_shape(st_parse *p, st_entry *e, const cJSON *v, const char *na
             pc_report(p->cx, "ST-013", name, hoff(p, at), "shape entry %d is not a non-negative integer below 2^64", e->ndim);
             e->ok = false;
         } else if (e->ndim >= PC_MAX_DIMS) {
-            pc_report(p->cx, "ST-027", name, hoff(p, at), "rank above %d", PC_MAX_DIMS);
+            if (e->ndim == PC_MAX_DIMS) pc_report(p->cx, "ST-027", name, hoff(p, at), "rank above %d", PC_MAX_DIMS);
             e->ok = false;
         } else {
             e->shape[e->ndim] = d;
@@ -164,6 +222,7 @@ static void parse_offsets(st_parse *p, st_entry *e, const cJSON *v, const char *
     }
     e->begin = o[0];
     e->end = o[1];
+    e->offsets_ok = true;
 }
 
 static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
@@ -179,11 +238,13 @@ static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
     pc_jtok t;
     cJSON_ArrayForEach(c, v) {
         next_tok(p, &t);
-        const char *k = c->string;
-        bool *seen = !strcmp(k, "dtype") ? &e->seen_dtype : !strcmp(k, "shape") ? &e->seen_shape
+        /* A key holding U+0000 ("dtype\u0000x") is some other field, whatever cJSON's C string says. */
+        const char *k = t.has_nul ? "" : c->string;
+        bool *seen = t.has_nul ? NULL : !strcmp(k, "dtype") ? &e->seen_dtype : !strcmp(k, "shape") ? &e->seen_shape
                    : !strcmp(k, "data_offsets") ? &e->seen_offsets : NULL;
         if (!seen) {
-            pc_report(p->cx, "ST-011", name, hoff(p, t.start), "unknown field \"%s\" in tensor entry", k);
+            pc_report(p->cx, "ST-011", name, hoff(p, t.start), "unknown field \"%s%s\" in tensor entry", c->string,
+                      t.has_nul ? "\\u0000..." : "");
             skip_value(p, c);
             continue;
         }
@@ -202,7 +263,7 @@ static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
                 continue;
             }
             next_tok(p, &t);
-            if (!pc_dtype_parse(c->valuestring, &e->dtype)) {
+            if (t.has_nul || !pc_dtype_parse(c->valuestring, &e->dtype)) {
                 pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype \"%s\" is not one of the 22 safetensors dtypes", c->valuestring);
                 e->ok = false;
             }
@@ -259,7 +320,8 @@ static void size_entry(st_parse *p, st_entry *e)
 static int cmp_entry_name(const void *a, const void *b)
 {
     const st_entry *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
+    st_key kx = {x->key, x->keylen, NULL}, ky = {y->key, y->keylen, NULL};
+    int c = cmp_key(&kx, &ky);
     return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
 }
 
@@ -278,10 +340,10 @@ static void check_duplicates(st_parse *p)
     pc_eval(p->cx, "ST-022");
     pc_sort(p->e, p->ne, sizeof *p->e, cmp_entry_name);
     for (size_t i = 1; i < p->ne; i++) {
-        if (strcmp(p->e[i].name, p->e[i - 1].name)) continue;
+        if (p->e[i].keylen != p->e[i - 1].keylen || memcmp(p->e[i].key, p->e[i - 1].key, p->e[i].keylen)) continue;
         pc_report(p->cx, "ST-022", p->e[i].name, p->e[i].at, "tensor name defined twice");
         p->e[i - 1].ok = false;
-        p->e[i - 1].dtype = PC_DT_COUNT; /* marks a dropped duplicate */
+        p->e[i - 1].dropped = true;
     }
 }
 
@@ -294,26 +356,32 @@ static void check_coverage(st_parse *p, uint64_t buffer_len)
     st_entry **v = calloc(p->ne ? p->ne : 1, sizeof *v);
     if (!v) { p->cx->oom = true; return; }
     size_t n = 0;
-    for (size_t i = 0; i < p->ne; i++)
-        if (p->e[i].seen_offsets && p->e[i].end >= p->e[i].begin && p->e[i].dtype != PC_DT_COUNT) v[n++] = &p->e[i];
+    /* A tensor whose data_offsets are unusable (ST-010, ST-017) covers bytes we cannot know: the
+     * buffer's tail is then not judged, so one broken entry does not also read as ST-021. */
+    bool unknown_extent = false;
+    for (size_t i = 0; i < p->ne; i++) {
+        if (p->e[i].dropped) continue;
+        if (p->e[i].offsets_ok) v[n++] = &p->e[i];
+        else unknown_extent = true;
+    }
     pc_sort(v, n, sizeof *v, cmp_entry_offsets);
     uint64_t at = 0;
     for (size_t i = 0; i < n; i++) {
         st_entry *e = v[i];
         if (e->begin > at)
-            pc_report(p->cx, "ST-019", e->name, (int64_t)(8 + p->n + at), "hole: bytes [%llu, %llu) belong to no tensor",
+            pc_report(p->cx, "ST-019", e->name, boff(p, at), "hole: bytes [%llu, %llu) belong to no tensor",
                       (unsigned long long)at, (unsigned long long)e->begin);
         else if (e->begin < at)
-            pc_report(p->cx, "ST-019", e->name, (int64_t)(8 + p->n + e->begin), "bytes [%llu, %llu) overlap the previous tensor",
+            pc_report(p->cx, "ST-019", e->name, boff(p, e->begin), "bytes [%llu, %llu) overlap the previous tensor",
                       (unsigned long long)e->begin, (unsigned long long)at);
         if (e->end > at) at = e->end;
     }
     free(v);
     if (at > buffer_len)
-        pc_report(p->cx, "ST-020", "", (int64_t)(8 + p->n + buffer_len), "tensors end at buffer byte %llu but the file holds %llu",
+        pc_report(p->cx, "ST-020", "", boff(p, buffer_len), "tensors end at buffer byte %llu but the file holds %llu",
                   (unsigned long long)at, (unsigned long long)buffer_len);
-    else if (at < buffer_len)
-        pc_report(p->cx, "ST-021", "", (int64_t)(8 + p->n + at), "%llu bytes after the last tensor",
+    else if (at < buffer_len && !unknown_extent)
+        pc_report(p->cx, "ST-021", "", boff(p, at), "%llu bytes after the last tensor",
                   (unsigned long long)(buffer_len - at));
 }
 
@@ -336,7 +404,18 @@ static void walk_header(st_parse *p, const cJSON *root)
             continue;
         }
         st_entry *e = &p->e[p->ne++];
-        e->name = c->string;
+        st_key k;
+        if (!key_of(p, &t, c->string, &k) || (k.owned && !(e->name = escape_nuls(k.s, k.len)))) {
+            free(k.owned);
+            p->cx->oom = true;
+            p->ne--;
+            skip_value(p, c);
+            continue;
+        }
+        if (!k.owned) e->name = c->string;
+        e->key = k.s;
+        e->keylen = k.len;
+        e->owned = k.owned;
         e->at = hoff(p, t.start);
         e->idx = p->ne - 1;
         e->ok = true;
@@ -404,7 +483,7 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
 
     st_parse p = {.file = f, .fname = fn, .hdr = hdr, .n = n, .lx = {hdr, n, 0}, .cx = cx,
                   .out = *tensors, .nout = ntensors, .capout = cap};
-    size_t err = 0, bound = 1;
+    size_t err = 0, bound;
     cJSON *root = NULL;
     if (!pc_utf8_valid(hdr, n, &err)) {
         pc_report(cx, "ST-004", "", hoff(&p, err), "header is not valid UTF-8 (byte %zu)", err);
@@ -412,7 +491,7 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
     }
     if (n && is_ws(hdr[0]))
         pc_report(cx, "ST-008", "", 8, "header starts with whitespace, not '{'");
-    for (size_t i = 0; i < n; i++) bound += hdr[i] == ',' || hdr[i] == ':' || hdr[i] == '[' || hdr[i] == '{';
+    bound = pc_json_value_bound(hdr, n);
     if (bound > ST_MAX_VALUES) {
         pc_report(cx, "ST-024", "", 8, "header may hold %zu JSON values, over the limit of %llu", bound, ST_MAX_VALUES);
         goto done;
@@ -435,14 +514,16 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
         pc_report(cx, "ST-005", "", 8, "header is not a JSON object");
         goto done;
     }
+    /* Both rules scan the whole tail: a tab (ST-007, off under compat) must not hide a NUL behind it. */
+    bool bad_pad = false;
     for (size_t i = body; i < n; i++) {
         if (!is_ws(hdr[i])) {
             pc_report(cx, "ST-006", "", hoff(&p, i), "trailing characters after the header object (byte 0x%02x)", hdr[i]);
             break;
         }
-        if (hdr[i] != ' ') {
+        if (hdr[i] != ' ' && !bad_pad) {
             pc_report(cx, "ST-007", "", hoff(&p, i), "header padding byte 0x%02x is not a space", hdr[i]);
-            break;
+            bad_pad = true;
         }
     }
     walk_header(&p, root);
@@ -452,6 +533,10 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
 done:
     *tensors = p.out;
     cJSON_Delete(root);
+    for (size_t i = 0; i < p.ne; i++) {
+        if (p.e[i].owned) free(p.e[i].name);
+        free(p.e[i].owned);
+    }
     free(p.e);
     free(hdr);
     return 0;

@@ -3,6 +3,7 @@
 #include "input.h"
 
 #include "../core/util.h"
+#include "json_lex.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -11,6 +12,11 @@
 #define INDEX_MAX_BYTES (64u << 20)
 
 static const char *INDEX_NAME = "model.safetensors.index.json";
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const st_index_entry *)a)->tensor, ((const st_index_entry *)b)->tensor);
+}
 
 static bool plain_file_name(const char *s)
 {
@@ -25,7 +31,12 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
     size_t len;
     char *text = pc_slurp(path, INDEX_MAX_BYTES, &len);
     if (!text) { pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB"); return 0; }
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    /* Strict JSON (the header lexer's rules: no BOM, no control bytes, no trailing text). */
+    size_t nval, err;
+    const char *end = NULL;
+    cJSON *root = pc_json_lex_check((const uint8_t *)text, len, &nval, &err) ? cJSON_ParseWithLengthOpts(text, len, &end, 0) : NULL;
+    for (const char *q = end; root && q && q < text + len; q++)
+        if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') { cJSON_Delete(root); root = NULL; }
     free(text);
     const cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
     if (!cJSON_IsObject(wm)) {
@@ -36,8 +47,16 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
     ix->root = root;
     size_t n = (size_t)cJSON_GetArraySize(wm);
     ix->shards = calloc(n ? n : 1, sizeof *ix->shards);
-    if (!ix->shards) return -1;
+    ix->entries = calloc(n ? n : 1, sizeof *ix->entries);
+    if (!ix->shards || !ix->entries) return -1;
     const cJSON *e;
+    cJSON_ArrayForEach(e, wm)
+        ix->entries[ix->nentries++] = (st_index_entry){e->string, cJSON_IsString(e) ? e->valuestring : NULL};
+    pc_sort(ix->entries, ix->nentries, sizeof *ix->entries, cmp_entry);
+    /* json.load keeps the last of two equal keys, cJSON the first: a name mapped twice is ambiguous. */
+    for (size_t i = 1; i < ix->nentries; i++)
+        if (!strcmp(ix->entries[i].tensor, ix->entries[i - 1].tensor))
+            pc_report(cx, "ST-030", ix->entries[i].tensor, -1, "weight_map names the tensor twice");
     cJSON_ArrayForEach(e, wm) {
         if (!cJSON_IsString(e)) { pc_report(cx, "ST-030", e->string, -1, "weight_map value is not a string"); continue; }
         const char *s = e->valuestring;
@@ -58,26 +77,26 @@ void st_index_verify(const st_index *ix, const pc_input *in, pc_ctx *cx)
 {
     pc_eval(cx, "ST-032");
     pc_eval(cx, "ST-033");
-    const cJSON *wm = cJSON_GetObjectItemCaseSensitive(ix->root, "weight_map");
     for (size_t i = 0; i < in->ntensors; i++) {
         const pc_tensor *t = &in->tensors[i];
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(wm, t->name);
+        st_index_entry key = {t->name, NULL};
+        const st_index_entry *e = ix->nentries ? bsearch(&key, ix->entries, ix->nentries, sizeof key, cmp_entry) : NULL;
         const char *base = strrchr(t->file->path, '/');
         base = base ? base + 1 : t->file->path;
         if (!e) pc_report(cx, "ST-033", t->name, (int64_t)t->offset, "tensor in %s is missing from weight_map", base);
-        else if (cJSON_IsString(e) && strcmp(e->valuestring, base))
-            pc_report(cx, "ST-032", t->name, (int64_t)t->offset, "weight_map says %s, tensor is in %s", e->valuestring, base);
+        else if (e->shard && strcmp(e->shard, base))
+            pc_report(cx, "ST-032", t->name, (int64_t)t->offset, "weight_map says %s, tensor is in %s", e->shard, base);
     }
-    const cJSON *e;
-    cJSON_ArrayForEach(e, wm)
-        if (!pc_input_find(in, e->string))
-            pc_report(cx, "ST-032", e->string, -1, "weight_map names a tensor that %s does not hold",
-                      cJSON_IsString(e) ? e->valuestring : "its shard");
+    for (size_t i = 0; i < ix->nentries; i++)
+        if (!pc_input_find(in, ix->entries[i].tensor))
+            pc_report(cx, "ST-032", ix->entries[i].tensor, -1, "weight_map names a tensor that %s does not hold",
+                      ix->entries[i].shard ? ix->entries[i].shard : "its shard");
 }
 
 void st_index_free(st_index *ix)
 {
     cJSON_Delete(ix->root);
     free(ix->shards);
+    free(ix->entries);
     memset(ix, 0, sizeof *ix);
 }

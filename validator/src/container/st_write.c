@@ -1,6 +1,7 @@
 /* The safetensors writer, for the logical view (CONTRACT section 3). */
 #include "safetensors.h"
 
+#include "../core/arith.h"
 #include "../core/util.h"
 
 #include <cjson/cJSON.h>
@@ -9,32 +10,62 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Append to a growing buffer; false when out of memory. */
+typedef struct sbuf { char *s; size_t n, cap; } sbuf;
+
+static bool sb_put(sbuf *b, const char *text, size_t len)
+{
+    if (len + 1 > b->cap - b->n) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (len + 1 > nc - b->n) nc *= 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns) return false;
+        b->s = ns;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->n, text, len);
+    b->n += len;
+    b->s[b->n] = 0;
+    return true;
+}
+
+static bool sb_u64(sbuf *b, uint64_t v)
+{
+    char num[24];
+    int k = snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    return sb_put(b, num, (size_t)k);
+}
+
+/* The compact header: names escaped by cJSON, numbers printed exactly as integers (cJSON would
+ * print doubles, and an exponent form for large shape entries). */
 static char *header_json(const st_out_tensor *t, size_t n)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root) return NULL;
+    sbuf b = {0};
+    bool ok = sb_put(&b, "{", 1);
     uint64_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        cJSON *e = cJSON_AddObjectToObject(root, t[i].name);
-        cJSON *shape = e ? cJSON_AddArrayToObject(e, "shape") : NULL;
-        cJSON *offs = e ? cJSON_AddArrayToObject(e, "data_offsets") : NULL;
-        if (!offs || !cJSON_AddStringToObject(e, "dtype", pc_dtype_name(t[i].dtype))) { cJSON_Delete(root); return NULL; }
-        /* cJSON prints doubles: exact for every offset below 2^53, which bounds what we write. */
-        for (int d = 0; d < t[i].ndim; d++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t[i].shape[d]));
-        cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)at));
-        at += t[i].nbytes;
-        cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)at));
+    for (size_t i = 0; i < n && ok; i++) {
+        cJSON *name = cJSON_CreateString(t[i].name);
+        char *q = name ? cJSON_PrintUnformatted(name) : NULL;
+        cJSON_Delete(name);
+        const char *dt = pc_dtype_name(t[i].dtype);
+        ok = q && sb_put(&b, i ? "," : "", i ? 1 : 0) && sb_put(&b, q, strlen(q)) && sb_put(&b, ":{\"dtype\":\"", 11) &&
+             sb_put(&b, dt, strlen(dt)) && sb_put(&b, "\",\"shape\":[", 11);
+        free(q);
+        for (int d = 0; d < t[i].ndim && ok; d++) ok = sb_put(&b, d ? "," : "", d ? 1 : 0) && sb_u64(&b, t[i].shape[d]);
+        ok = ok && sb_put(&b, "],\"data_offsets\":[", 18) && sb_u64(&b, at) && sb_put(&b, ",", 1);
+        at += t[i].nbytes; /* no overflow: st_write_file checked the total */
+        ok = ok && sb_u64(&b, at) && sb_put(&b, "]}", 2);
     }
-    char *s = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return s;
+    ok = ok && sb_put(&b, "}", 1);
+    if (!ok) { free(b.s); return NULL; }
+    return b.s;
 }
 
 int st_write_file(const char *path, const st_out_tensor *t, size_t n)
 {
     uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) total += t[i].nbytes;
-    if (total >= (1ull << 53)) return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!pc_add_u64(total, t[i].nbytes, &total)) return -1;
     char *json = header_json(t, n);
     if (!json) return -1;
     size_t jl = strlen(json), padded = (jl + 7) / 8 * 8;

@@ -39,17 +39,19 @@ static const pc_rule *rule_or_die(const char *id)
     return r;
 }
 
-void pc_eval(pc_ctx *cx, const char *rule_id) { cx->evaluated[rule_or_die(rule_id)->index] = 1; }
+void pc_eval(pc_ctx *cx, const char *rule_id) { cx->evaluated[rule_or_die(rule_id)->index] |= 1; }
 
 void pc_report(pc_ctx *cx, const char *rule_id, const char *tensor, int64_t offset, const char *fmt, ...)
 {
     const pc_rule *r = rule_or_die(rule_id);
-    cx->evaluated[r->index] = 1;
+    cx->evaluated[r->index] |= 1;
     pc_severity sev = pc_rule_severity(r, cx->profile);
     if (sev == PC_SEV_OFF) return;
     pc_status st = sev == PC_SEV_SHOULD ? PC_STATUS_WARN : PC_STATUS_FAIL;
-    /* Past the cap, keep only the first finding of each rule so no rule's verdict is lost. */
-    if (cx->nfindings >= PC_MAX_FINDINGS && pc_rule_status(cx, r) != PC_STATUS_PASS) return;
+    /* Past the cap, keep only the first finding of each rule so no rule's verdict is lost. Bit 1 of
+     * evaluated[] says "has a finding": a per-report scan of 10,000 findings would make a header with
+     * a million broken entries quadratic. */
+    if (cx->nfindings >= PC_MAX_FINDINGS && (cx->evaluated[r->index] & 2)) return;
     if (cx->nfindings == cx->cap) {
         size_t nc = cx->cap ? cx->cap * 2 : 16;
         pc_finding *nf = realloc(cx->findings, nc * sizeof *nf);
@@ -70,6 +72,7 @@ void pc_report(pc_ctx *cx, const char *rule_id, const char *tensor, int64_t offs
     f->message = pc_strdup(msg);
     if (!f->tensor || !f->message) { free(f->tensor); free(f->message); cx->oom = true; return; }
     cx->nfindings++;
+    cx->evaluated[r->index] |= 2;
 }
 
 void pc_io_error(pc_ctx *cx, const char *fmt, ...)

@@ -55,6 +55,7 @@ static void rules_load(void)
             x->reader = str_field(r, "reader");
             x->source = str_field(r, "source");
             x->profiles = str_field(r, "profiles");
+            x->no_fixture = str_field(r, "no_fixture");
             x->severity = sev_parse(str_field(r, "severity"), x->id);
             const char *c = str_field(r, "compat");
             x->compat = *c ? sev_parse(c, x->id) : x->severity;

@@ -19,12 +19,14 @@ const char *pc_result_verdict(const pc_result *r)
     return pc_rejected(r->cx) ? "reject" : "pass";
 }
 
-static cJSON *result_entry(const pc_rule *r, pc_status st, const char *tensor, int64_t offset, const char *msg)
+/* `severity` is the rule's severity under the profile the input was checked with (a compat run
+ * reports ST-022 as SHOULD, matching its `warn`). */
+static cJSON *result_entry(const pc_rule *r, pc_profile prof, pc_status st, const char *tensor, int64_t offset, const char *msg)
 {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "rule", r->id);
     cJSON_AddStringToObject(e, "status", pc_status_name(st));
-    cJSON_AddStringToObject(e, "severity", pc_severity_name(r->severity));
+    cJSON_AddStringToObject(e, "severity", pc_severity_name(pc_rule_severity(r, prof)));
     cJSON_AddStringToObject(e, "tensor", tensor);
     if (offset >= 0) cJSON_AddNumberToObject(e, "offset", (double)offset);
     cJSON_AddStringToObject(e, "message", msg);
@@ -58,10 +60,10 @@ cJSON *pc_report_input_json(const pc_result *r)
         for (size_t k = 0; k < r->cx->nfindings; k++) {
             const pc_finding *f = &r->cx->findings[k];
             if (f->rule != rule) continue;
-            cJSON_AddItemToArray(res, result_entry(rule, f->status, f->tensor, f->offset, f->message));
+            cJSON_AddItemToArray(res, result_entry(rule, r->cx->profile, f->status, f->tensor, f->offset, f->message));
             any = true;
         }
-        if (!any) cJSON_AddItemToArray(res, result_entry(rule, pc_rule_status(r->cx, rule), "", -1, ""));
+        if (!any) cJSON_AddItemToArray(res, result_entry(rule, r->cx->profile, pc_rule_status(r->cx, rule), "", -1, ""));
     }
     return o;
 }

@@ -30,6 +30,45 @@ expect_rc 1 "unpack a rejected input" -- "$PC" unpack "$TMP/short.safetensors" -
 checks=$((checks + 1)); [ -e "$TMP/stale.safetensors" ] && { echo "FAIL: unpack left an output behind"; fails=$((fails + 1)); }
 expect_rc 0 "unpack a plain container" -- "$PC" unpack "$SMALL" --out "$TMP/view.safetensors"
 expect_rc 0 "the logical view validates" -- "$PC" validate "$TMP/view.safetensors"
-expect_rc 0 "bundled corpus" -- "$PC" corpus
+
+# Both profiles, on fixtures where the spec text and the crate disagree (rules.json "compat").
+ST=$SRC/fixtures/st
+LEAD=$ST/st008-leading-space/st008-leading-space.safetensors
+DUP=$ST/st022-duplicate-u8-then-i8/st022-duplicate-u8-then-i8.safetensors
+NULPAD=$ST/st006-nul-padding/st006-nul-padding.safetensors
+expect_rc 1 "strict rejects a leading space (ST-008)" -- "$PC" validate "$LEAD" --report json:"$TMP/s.json" --report junit:"$TMP/s.xml" --report md:"$TMP/s.md"
+expect_grep '"profile":	"strict"' "$TMP/s.json" "strict profile named in the report"
+expect_grep '"verdict":	"reject"' "$TMP/s.json" "reject verdict in the report"
+expect_grep '"rule":	"ST-008"' "$TMP/s.json" "ST-008 in the report"
+expect_grep '"status":	"fail"' "$TMP/s.json" "a fail status"
+expect_grep '"offset":	8' "$TMP/s.json" "the finding's byte offset"
+expect_grep '<failure' "$TMP/s.xml" "junit failure element"
+expect_grep '| ST-008 | fail' "$TMP/s.md" "markdown fail row"
+expect_rc 0 "compat accepts a leading space" -- "$PC" validate --profile compat "$LEAD" --report json:"$TMP/c.json"
+expect_grep '"profile":	"compat"' "$TMP/c.json" "compat profile named in the report"
+expect_grep '"verdict":	"pass"' "$TMP/c.json" "compat pass verdict"
+expect_rc 1 "strict rejects a duplicate name (ST-022)" -- "$PC" validate "$DUP"
+expect_rc 0 "compat warns on a duplicate name" -- "$PC" validate --profile compat "$DUP" --report json:"$TMP/w.json"
+expect_grep '"status":	"warn"' "$TMP/w.json" "a warn status under compat"
+expect_grep '"severity":	"SHOULD"' "$TMP/w.json" "ST-022 is SHOULD under compat"
+expect_rc 1 "NUL padding is rejected under both profiles" -- "$PC" validate --profile compat "$NULPAD"
+expect_grep 'ST-006' "$TMP/out" "NUL padding names ST-006"
+# Several inputs: any reject gives 1, any error gives 2; the report still covers every input.
+expect_rc 1 "a pass and a reject" -- "$PC" validate "$SMALL" "$LEAD"
+expect_rc 2 "a reject and a missing input" -- "$PC" validate "$LEAD" "$TMP/missing.safetensors" --report json:"$TMP/e.json"
+expect_grep '"verdict":	"error"' "$TMP/e.json" "error verdict in the report"
+expect_grep '"verdict":	"reject"' "$TMP/e.json" "the other input's verdict is kept"
+mkdir -p "$TMP/empty-dir"
+expect_rc 2 "a folder without containers" -- "$PC" validate "$TMP/empty-dir"
+# Folders: sharded checkpoints and their index.
+expect_rc 0 "a sharded folder" -- "$PC" validate "$ST/sharded-valid"
+expect_rc 1 "an index naming a missing shard" -- "$PC" validate "$ST/st031-missing-shard"
+expect_grep 'ST-031' "$TMP/out" "missing shard names ST-031"
+expect_rc 1 "an index with path traversal" -- "$PC" validate --profile compat "$ST/st031-path-traversal"
+expect_rc 1 "unpack refuses a strict-rejected file" -- "$PC" unpack "$LEAD" --out "$TMP/lead.safetensors"
+expect_rc 0 "rules --json" -- "$PC" rules --json
+expect_grep '"ST-034"' "$TMP/out" "the catalogue lists the shard rules"
+expect_rc 0 "bundled corpus" -- "$PC" corpus --report json:"$TMP/corpus.json"
+expect_grep '"st/st022-duplicate-u8-then-i8-compat"' "$TMP/corpus.json" "the corpus report names the cases"
 expect_rc 2 "corpus of a non-corpus" -- "$PC" corpus "$TMP"
 finish
