@@ -546,12 +546,19 @@ static char *replace_all(const char *s, const char *what, const char *with)
 }
 
 /* A case's expectations hold under one profile when expect.json names it ("profile"), else under both.
- * Under compat, a strict case rejected by a rule that compat does not enforce is not a reject there
- * (its compat twin, when the corpus has one, carries the compat expectation). NULL = run it. */
-static const char *profile_skip(const pc_case *k, const char *profile)
+ * Under compat, a case with a "<id>-compat" twin defers to it, and a reject by a rule compat does
+ * not enforce is not a reject there. NULL = run it. */
+static const char *profile_skip(const pc_corpus *c, const pc_case *k, const char *profile)
 {
     const char *cp = pc_json_str(k->expect, "profile");
     if (*cp && strcmp(cp, profile)) return !strcmp(cp, "compat") ? "a compat-profile case" : "a strict-profile case";
+    if (!*cp && !strcmp(profile, "compat")) { /* a "<id>-compat" twin carries this input's compat expectation */
+        char *twin = pc_asprintf("%s-compat", k->id);
+        bool has = false;
+        for (size_t i = 0; twin && i < c->ncases && !has; i++) has = !strcmp(c->cases[i].id, twin);
+        free(twin);
+        if (has) return "its -compat twin carries the compat expectation";
+    }
     if (!strcmp(profile, "compat") && !*pc_json_str(k->expect, "profile") && !strcmp(pc_json_str(k->expect, "verdict"), "reject")) {
         const pc_rule *r = pc_rule_find(pc_json_str(k->expect, "reject_rule"));
         pc_severity sv = r ? pc_rule_severity(r, PC_PROFILE_COMPAT) : PC_SEV_MUST;
@@ -628,7 +635,7 @@ static int prepare(certify_run *st)
     for (size_t i = 0; i < st->c.ncases; i++) {
         const pc_case *k = &st->c.cases[i];
         if (!selected(o, k->id)) continue;
-        const char *why = profile_skip(k, o->profile ? o->profile : "strict");
+        const char *why = profile_skip(&st->c, k, o->profile ? o->profile : "strict");
         if (why) {
             cJSON *sk = cJSON_CreateObject();
             cJSON_AddStringToObject(sk, "case", k->id);
