@@ -191,13 +191,14 @@ static bool shape_equals(const pc_tensor *t, const cJSON *shape)
     return true;
 }
 
-/* The same shape except a wider last dimension (the padded-columns bug). */
-static bool shape_wider(const pc_tensor *t, const cJSON *shape)
+/* The same shape except the last dimension (padded columns kept, or a layout misread that
+ * truncates): still worth diagnosing. */
+static bool shape_other_width(const pc_tensor *t, const cJSON *shape)
 {
     if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) != t->ndim || t->ndim < 1) return false;
     for (int d = 0; d < t->ndim - 1; d++)
         if (cJSON_GetArrayItem(shape, d)->valuedouble != (double)t->shape[d]) return false;
-    return (double)t->shape[t->ndim - 1] > cJSON_GetArrayItem(shape, t->ndim - 1)->valuedouble;
+    return t->shape[t->ndim - 1] > 0;
 }
 
 static char *b64(const uint8_t *p, size_t n)
@@ -212,6 +213,7 @@ static char *b64(const uint8_t *p, size_t n)
 static cJSON *picture(const dg_module *m, const uint8_t *gc, const float *gw, uint64_t got_k)
 {
     uint64_t rows = m->N < PICTURE_MAX ? m->N : PICTURE_MAX, cols = m->K < PICTURE_MAX ? m->K : PICTURE_MAX;
+    if (got_k < cols) cols = got_k; /* a narrower output: the columns both have */
     size_t n = (size_t)(rows * cols);
     uint8_t *ex = malloc(n ? n : 1), *got = malloc(n ? n : 1);
     if (!ex || !got) { free(ex); free(got); return NULL; }
@@ -306,7 +308,7 @@ static int read_got(mod_check *mc, const pc_input *out, const char *name, const 
         if (t->dtype != want) { add_problem(mc, "%s: dtype %s, expected %s", t->name, pc_dtype_name(t->dtype), pc_dtype_name(want)); return -1; }
         bool wide = false;
         if (!shape_equals(t, shape)) {
-            wide = shape_wider(t, shape);
+            wide = shape_other_width(t, shape);
             if (!wide) { add_problem(mc, "%s: shape differs from the pinned one", t->name); return -1; }
             *shape_pad = true;
         }
@@ -374,7 +376,7 @@ static void check_module(mod_check *mc, ref_view *rv, const pc_case *k, const pc
     if (!pad && !mc->first_diff) first_difference(mc, &dm, g.codes, g.weights, ulp);
     if (!mc->diagnosis) mc->diagnosis = dg_diagnose(&dm, g.codes, g.weights, g.k, ulp);
     if (!mc->diagnosis && *dm.note) add_problem(mc, "diagnosis limited: %s", dm.note);
-    if (want_picture && !mc->picture && (!pad || g.k >= dm.K)) mc->picture = picture(&dm, g.codes, g.weights, g.k);
+    if (want_picture && !mc->picture && g.k) mc->picture = picture(&dm, g.codes, g.weights, g.k);
 done:
     if (have_dm) dg_module_free(&dm);
     free(rc); free(rw); free(g.codes); free(g.weights);

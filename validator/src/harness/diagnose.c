@@ -686,16 +686,20 @@ int dg_simulate(const dg_module *m, pc_bug b, int variant, dg_out *out)
 
 /* ---- diagnosis ---- */
 
-static bool matches(const dg_module *m, const dg_out *o, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *weights_checked)
+/* Does the reader's output equal the simulation? Outputs of another width are compared on the
+ * columns both have: a padded width keeps the logical columns first, and a reader of the wrong CT
+ * layout whose packed width holds fewer columns than weight_shape says truncates (0.17's slice). */
+static bool matches(const dg_module *m, pc_bug b, const dg_out *o, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *weights_checked)
 {
-    if (o->K != got_k) return false;
-    uint64_t rows = m->E * m->N, kc = o->K == m->K ? m->K : m->K; /* pad: compare the logical columns */
+    bool narrower = b == PC_BUG_CT_LAYOUT && got_k < o->K && got_k > 0;
+    if (o->K != got_k && !narrower) return false;
+    uint64_t rows = m->E * m->N, kc = got_k < m->K ? got_k : m->K;
     *weights_checked = false;
     for (uint64_t r = 0; r < rows; r++)
         for (uint64_t k = 0; k < kc; k++) {
-            size_t i = (size_t)(r * got_k + k);
-            if (gc && gc[i] != o->codes[i]) return false;
-            if (gw && o->weights && !dg_f32_close(gw[i], o->weights[i], ulp)) return false;
+            size_t i = (size_t)(r * got_k + k), j = (size_t)(r * o->K + k);
+            if (gc && gc[i] != o->codes[j]) return false;
+            if (gw && o->weights && !dg_f32_close(gw[i], o->weights[j], ulp)) return false;
         }
     if (gw && !o->weights && !gc) return false; /* nothing could be compared */
     *weights_checked = gw && o->weights;
@@ -714,7 +718,7 @@ cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *go
             if (rc < 0) return d;
             if (rc) continue;
             bool wchk;
-            bool hit = matches(m, &o, got_codes, got_weights, got_k, ulp, &wchk);
+            bool hit = matches(m, (pc_bug)b, &o, got_codes, got_weights, got_k, ulp, &wchk);
             dg_out_free(&o);
             if (!hit) continue;
             if (d) {
