@@ -27,7 +27,7 @@ def packing_utils():
 def decode(inp):
     files, folder = _common.container_files(inp)
     if not files or any(f.endswith(".gguf") for f in files):
-        raise _common.Refuse("not a safetensors checkpoint")
+        raise _common.Refuse("not a safetensors checkpoint: out of scope")
     names = _common.header_names(files)
     if names is not None:
         prefixes = [k[: -len(".qweight")] for k in names if k.endswith(".qweight")]

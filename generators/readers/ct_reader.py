@@ -90,7 +90,7 @@ NVFP4_ARGS = {"num_bits": 4, "type": "float", "symmetric": True, "strategy": "te
 def decode(inp):
     files, folder = _common.container_files(inp)
     if not files or any(f.endswith(".gguf") for f in files):
-        raise _common.Refuse("not a safetensors checkpoint")
+        raise _common.Refuse("not a safetensors checkpoint: out of scope")
     names = _common.header_names(files)
     if names is not None and not any(k.endswith((".weight_packed", ".weight_scale_2")) for k in names):
         raise _common.Refuse("no compressed-tensors module (weight_packed) in the input: out of scope")

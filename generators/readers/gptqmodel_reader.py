@@ -12,7 +12,7 @@ import _common
 def decode(inp):
     files, folder = _common.container_files(inp)
     if not files or any(f.endswith(".gguf") for f in files):
-        raise _common.Refuse("not a safetensors checkpoint")
+        raise _common.Refuse("not a safetensors checkpoint: out of scope")
     names = _common.header_names(files)
     if names is not None and not any(k.endswith(".qweight") for k in names):
         raise _common.Refuse("no GPTQ/AWQ module (qweight): out of scope")
