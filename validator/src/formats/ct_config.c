@@ -5,10 +5,11 @@
  * channel). Every problem is a CFG rule (or CT-001 for num_bits outside 1..8). */
 #include "ct.h"
 
+#include "../core/pyre.h"
+
 #include "../core/util.h"
 
 #include <cjson/cJSON.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,57 +363,13 @@ const char *ct_group_format(const ct_config *c, const ct_group *g)
 
 /* ---- target matching (compressed_tensors.utils.match) ---- */
 
-/* Python's re.match(pattern, name) in POSIX ERE: anchored at the start only; Python's \d \w \s
- * (and their negations) become bracket classes and (?: groups plain groups. Other (?...) syntax
- * (lookaround, flags, named groups) has no ERE form: NULL. */
-static char *python_to_ere(const char *pat)
-{
-    size_t len = strlen(pat);
-    if (len > 4096) return NULL;
-    char *out = malloc(len * 12 + 8), *o = out; /* one source byte becomes at most "[^[:space:]]" */
-    if (!out) return NULL;
-    o += sprintf(o, "^(");
-    for (const char *p = pat; *p; p++) {
-        const char *cls = NULL;
-        if (p[0] == '(' && p[1] == '?') {
-            if (p[2] != ':') { free(out); return NULL; }
-            *o++ = '(';
-            p += 2;
-            continue;
-        }
-        if (p[0] == '\\' && p[1]) {
-            switch (p[1]) {
-            case 'd': cls = "[0-9]"; break;
-            case 'D': cls = "[^0-9]"; break;
-            case 'w': cls = "[A-Za-z0-9_]"; break;
-            case 'W': cls = "[^A-Za-z0-9_]"; break;
-            case 's': cls = "[[:space:]]"; break;
-            case 'S': cls = "[^[:space:]]"; break;
-            default: *o++ = *p++; break; /* keep the escape, copy the escaped byte below */
-            }
-            if (cls) { o += sprintf(o, "%s", cls); p++; continue; }
-        }
-        *o++ = *p;
-    }
-    sprintf(o, ")");
-    return out;
-}
-
 /* A pattern that cannot be translated or compiled is a CFG-029 warning and matches nothing. */
 static bool regex_match(const char *pat, const char *name, const char *src, pc_ctx *cx)
 {
-    char *ere = python_to_ere(pat);
-    regex_t re;
+    int m = pc_pyre_match(pat, name);
     pc_eval(cx, "CFG-029");
-    if (!ere || regcomp(&re, ere, REG_EXTENDED | REG_NOSUB)) {
-        pc_report(cx, "CFG-029", src, -1, "pattern \"re:%s\" has no POSIX ERE form here; it matches nothing", pat);
-        free(ere);
-        return false;
-    }
-    bool m = regexec(&re, name, 0, NULL, 0) == 0;
-    regfree(&re);
-    free(ere);
-    return m;
+    if (m < 0) pc_report(cx, "CFG-029", src, -1, "pattern \"re:%s\" has no POSIX ERE form here; it matches nothing", pat);
+    return m == 1;
 }
 
 /* 3 = exact name, 2 = re: pattern, 1 = class name (a capitalised word without dots such as "Linear":

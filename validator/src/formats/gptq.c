@@ -16,12 +16,12 @@
 #include "qlinear.h"
 
 #include "../core/arith.h"
+#include "../core/pyre.h"
 #include "../core/util.h"
 #include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -395,40 +395,6 @@ static bool check_zeros(const gptq_cfg *c, const gptq_mod *m, pc_ctx *cx)
  * without regex syntax is an exact module name; others are Python regexes applied with re.match
  * (anchored at the start only). Values override bits, group_size, desc_act, sym, static_groups. */
 
-/* Python regex -> POSIX ERE for the constructs such patterns use; NULL when it has others. */
-static char *py_to_ere(const char *p)
-{
-    size_t n = strlen(p);
-    if (n > 4096) return NULL;
-    char *out = malloc(12 * n + 4), *o = out; /* "[[:space:]]" is the longest expansion of one input byte */
-    if (!out) return NULL;
-    *o++ = '^';
-    *o++ = '(';
-    for (; *p; p++) {
-        const char *cls = NULL;
-        if (p[0] == '(' && p[1] == '?') {
-            if (p[2] != ':') break;
-            *o++ = '(';
-            p += 2;
-        } else if (p[0] == '\\' && p[1]) {
-            cls = p[1] == 'd' ? "[0-9]" : p[1] == 'w' ? "[A-Za-z0-9_]" : p[1] == 's' ? "[[:space:]]" : NULL;
-            if (cls) { strcpy(o, cls); o += strlen(cls); }
-            else if (strchr(".[]()*+?{}|^$\\", p[1])) { *o++ = '\\'; *o++ = p[1]; }
-            else if (strchr("-/_:", p[1])) *o++ = p[1];
-            else break;
-            p++;
-        } else if ((p[0] == '*' || p[0] == '+' || p[0] == '?' || p[0] == '}') && p[1] == '?') {
-            break; /* lazy quantifiers: no ERE equivalent */
-        } else {
-            *o++ = *p;
-        }
-    }
-    if (*p) { free(out); return NULL; }
-    *o++ = ')';
-    *o = 0;
-    return out;
-}
-
 /* Does the pattern have regex syntax? Literal patterns (dots may be escaped) match whole names. */
 static bool literal_equals(const char *pat, const char *name, bool *literal)
 {
@@ -451,13 +417,7 @@ static int dynamic_match(const char *pat, const char *name)
     bool literal;
     bool eq = literal_equals(pat, name, &literal);
     if (literal) return eq;
-    char *ere = py_to_ere(pat);
-    regex_t re;
-    if (!ere || regcomp(&re, ere, REG_EXTENDED | REG_NOSUB)) { free(ere); return -1; }
-    int rc = regexec(&re, name, 0, NULL, 0) == 0;
-    regfree(&re);
-    free(ere);
-    return rc;
+    return pc_pyre_match(pat, name);
 }
 
 /* Apply the first matching dynamic entry to *mc. Returns false when the module cannot be checked. */

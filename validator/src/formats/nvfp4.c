@@ -15,13 +15,13 @@
 #include "packcheck.h"
 
 #include "../core/arith.h"
+#include "../core/pyre.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,26 +198,12 @@ static void check_mo_config(const pc_input *in, pc_ctx *cx)
 #define NV_IGNORE_MAX_ENTRIES 1024  /* a hostile config cannot make matching quadratic-slow */
 #define NV_IGNORE_MAX_PATTERN 512
 
-/* Back-references make POSIX regexec exponential; Python's ignore patterns do not use them. */
-static bool has_backref(const char *p)
-{
-    for (; *p; p++)
-        if (p[0] == '\\' && p[1] >= '1' && p[1] <= '9') return true;
-    return false;
-}
-
 static bool ignore_matches(enum nv_naming nm, const char *pat, const char *m)
 {
     if (strlen(pat) > NV_IGNORE_MAX_PATTERN) return false;
     if (nm == NV_MO) return fnmatch(pat, m, 0) == 0;
     if (strncmp(pat, "re:", 3)) return !strcmp(pat, m);
-    if (has_backref(pat)) return false;
-    regex_t re;
-    if (regcomp(&re, pat + 3, REG_EXTENDED)) return false; /* a pattern POSIX cannot read: unknown */
-    regmatch_t mt;
-    bool hit = regexec(&re, m, 1, &mt, 0) == 0 && mt.rm_so == 0;
-    regfree(&re);
-    return hit;
+    return pc_pyre_match(pat + 3, m) == 1; /* a pattern with no ERE form matches nothing */
 }
 
 static const char *ignored_by(const nv_scheme *s, enum nv_naming nm, const char *m)

@@ -21,6 +21,18 @@
 
 static int cmp_case(const void *a, const void *b) { return strcmp(((const pc_case *)a)->id, ((const pc_case *)b)->id); }
 
+static bool safe_rel_path(const char *p)
+{
+    if (!*p || *p == '/') return false;
+    for (const char *s = p; *s;) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return false;
+        s += n + (e != NULL);
+    }
+    return true;
+}
+
 static int add_case(pc_corpus *c, const char *family, const char *name, FILE *log)
 {
     char *id = pc_asprintf("%s/%s", family, name);
@@ -40,8 +52,10 @@ static int add_case(pc_corpus *c, const char *family, const char *name, FILE *lo
     pc_case *nc = realloc(c->cases, (c->ncases + 1) * sizeof *nc);
     if (!nc) { free(id); free(dir); cJSON_Delete(j); return -1; }
     c->cases = nc;
+    /* A case reads only inside its own folder: an input that climbs out is refused (run_case says so). */
     const char *inp = pc_json_str(j, "input");
-    c->cases[c->ncases++] = (pc_case){id, dir, pc_path_join(dir, *inp ? inp : "."), j};
+    bool unsafe = *inp && strcmp(inp, ".") && !safe_rel_path(inp);
+    c->cases[c->ncases++] = (pc_case){id, dir, pc_path_join(dir, *inp && !unsafe ? inp : "."), j, unsafe};
     return 0;
 }
 
@@ -101,17 +115,6 @@ static void problem(cJSON *list, FILE *log, const char *fmt, ...)
     cJSON_AddItemToArray(list, cJSON_CreateString(buf));
 }
 
-static bool safe_rel_path(const char *p)
-{
-    if (!*p || *p == '/') return false;
-    for (const char *s = p; *s;) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return false;
-        s += n + (e != NULL);
-    }
-    return true;
-}
 
 /* nftw has no user pointer: the walk's state lives here for the duration of one call. */
 static struct { const char *root; cJSON *listed; cJSON *problems; FILE *log; int count; } g_walk;
@@ -283,6 +286,7 @@ static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
     pc_input *in = pc_input_open(k->input, NULL, &cx);
     if (in) pc_validate(in, &cx);
     pc_result r = {k->id, in, &cx};
+    if (k->input_unsafe) problem(probs, NULL, "expect.json: input \"%s\" leaves the case folder", pc_json_str(e, "input"));
     check_verdict(k, &r, probs);
     const char *layout = pc_json_str(e, "layout");
     if (in && *layout && strcmp(layout, pc_input_format(in)))

@@ -3,6 +3,7 @@
 #define PC_CORPUS_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef struct pc_case {
@@ -10,6 +11,7 @@ typedef struct pc_case {
     char *dir;       /* DIR/<family>/<case> */
     char *input;     /* dir joined with expect.input */
     cJSON *expect;
+    bool input_unsafe; /* expect.input is absolute or climbs out with ".."; input is then the folder */
 } pc_case;
 
 typedef struct pc_corpus {
