@@ -86,6 +86,7 @@ static void cases(pc_sb *b, const cJSON *doc)
 
 char *pc_report_html(const cJSON *doc)
 {
+    if (!strncmp(pc_json_str(doc, "kind"), "certify", 7)) return pc_report_html_certify(doc);
     pc_sb b = {0};
     pc_sb_puts(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>packcheck report</title>\n");
     pc_sb_puts(&b, k_style);

@@ -26,6 +26,7 @@ static void input_md(pc_sb *b, const cJSON *in)
 
 char *pc_report_markdown(const cJSON *doc)
 {
+    if (!strncmp(pc_json_str(doc, "kind"), "certify", 7)) return pc_report_markdown_certify(doc);
     pc_sb b = {0};
     pc_sb_printf(&b, "# packcheck %s report (version %s)\n\n", pc_json_str(doc, "kind"), pc_json_str(doc, "packcheck_version"));
     const cJSON *c, *in;

@@ -43,6 +43,15 @@ void pc_sb_printf(pc_sb *b, const char *fmt, ...) __attribute__((format(printf, 
 void pc_sb_xml(pc_sb *b, const char *s);   /* escaped for XML/HTML text and attributes */
 void pc_sb_md(pc_sb *b, const char *s);    /* escaped for a Markdown table cell */
 char *pc_sb_take(pc_sb *b);                /* NULL when out of memory */
+void pc_sb_base64(pc_sb *b, const uint8_t *p, size_t n);
+uint8_t *pc_base64_decode(const char *s, size_t *n); /* NULL when malformed; caller frees */
+/* A rows x cols matrix of values as a data: URI (24-bit BMP). mode 0: colour ramp over `levels`;
+ * mode 1: where a differs from other. */
+void pc_sb_bmp_uri(pc_sb *b, const uint8_t *a, const uint8_t *other, unsigned rows, unsigned cols, unsigned levels, int mode);
+
+/* Certify documents (kind "certify" and "certify-matrix"), rendered by the same writers. */
+char *pc_report_html_certify(const cJSON *doc);
+char *pc_report_markdown_certify(const cJSON *doc);
 
 /* Accessors that tolerate missing keys. */
 const char *pc_json_str(const cJSON *o, const char *k);

@@ -1,0 +1,152 @@
+/* packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--expect-fail FILE [--update-expect]]
+ *                   [--timeout S] [--ulp N] [--jobs N] [--only SUBSTR]... [--name NAME] [--report FMT:PATH]...
+ * packcheck certify --combine REPORT.json... [--report FMT:PATH]... */
+#include "cli.h"
+
+#include "../harness/certify.h"
+#include "../core/util.h"
+#include "../report/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *USAGE =
+    "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
+    "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--name NAME]\n"
+    "                         [--workdir DIR] [--report FMT:PATH]...\n"
+    "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...\n"
+    "       packcheck certify --render REPORT.json [--report FMT:PATH]...";
+
+#ifndef PC_DEFAULT_CORPUS
+#define PC_DEFAULT_CORPUS "fixtures"
+#endif
+
+static void help(void)
+{
+    printf("usage: %s\n\n"
+           "Certify a third-party reader against a corpus (default: the bundled fixtures/). For every case the\n"
+           "reader command runs under /bin/sh -c with {input} and {output} replaced by shell-quoted paths, in its\n"
+           "own process group, two at a time. Exit 0 after writing the logical view (M.codes U8 and/or M.weight\n"
+           "F32, CONTRACT section 3) = accepted; exit 1 = refused; any other exit, a signal, or running past\n"
+           "--timeout (default 10 s; the whole process group is killed) = crash or timeout.\n\n"
+           "Outcomes per case: pass, wrong-output (first differing index and the bug class it matches),\n"
+           "accepted-invalid, rejected-valid, crash, timeout. Codes are compared exactly, f32 weights\n"
+           "bit-exactly unless --ulp N.\n\n"
+           "--expect-fail FILE   lines \"<case-id> [<outcome>] [# reason]\": listed failures are expected; a listed\n"
+           "                     case that passes (or is not in the corpus) is stale and fails the run\n"
+           "--update-expect      rewrite FILE from this run (refused with --only: a partial run)\n"
+           "--only SUBSTR        run only cases whose id contains SUBSTR (repeatable)\n"
+           "--profile P          whose expectations apply (default strict): cases marked with the other profile are\n"
+           "                     skipped, and under compat so are rejects by a rule compat does not enforce;\n"
+           "                     {profile} in the template becomes strict or compat\n"
+           "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
+           "                     kill matrix, pruned case x reader matrix)\n"
+           "--render R.json      write the other report formats of a saved certify JSON report\n\n"
+           "Exit 0 certified, 1 not certified, 2 harness error (usage, corpus pins broken, unreadable files).\n",
+           USAGE);
+}
+
+static int combine(int argc, char **argv, int i, bool render, cli_reports *given)
+{
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    cli_reports reps = *given; /* --report options seen before --combine / --render */
+    memset(given, 0, sizeof *given);
+    int n = 0, rc = PC_EXIT_ERROR;
+    const char *v;
+    if (!paths) return rc;
+    for (; i < argc; i++) {
+        if ((v = cli_value(argc, argv, &i, "--report"))) {
+            if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
+        } else if (argv[i][0] == '-') {
+            rc = cli_usage(USAGE, "unknown option \"%s\" with --combine", argv[i]);
+            goto out;
+        } else {
+            paths[n++] = argv[i];
+        }
+    }
+    if (!n || (render && n != 1)) { rc = cli_usage(USAGE, render ? "--render takes one certify JSON report" : "--combine needs at least one certify JSON report"); goto out; }
+    cJSON *doc = NULL;
+    if (render) {
+        size_t len;
+        char *t = pc_slurp(paths[0], 256u << 20, &len);
+        doc = t ? cJSON_ParseWithLength(t, len) : NULL;
+        free(t);
+        if (!doc || strncmp(pc_json_str(doc, "kind"), "certify", 7)) { fprintf(stderr, "packcheck: %s is not a certify JSON report\n", paths[0]); cJSON_Delete(doc); goto out; }
+    } else {
+        doc = pc_certify_combine(paths, n, stderr);
+    }
+    if (!doc) goto out;
+    rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : PC_EXIT_OK;
+    if (!reps.n) { char *t = pc_report_markdown(doc); if (t) { puts(t); free(t); } }
+    cJSON_Delete(doc);
+out:
+    free(paths);
+    cli_reports_free(&reps);
+    return rc;
+}
+
+static int parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double d = strtod(s, &end);
+    if (end == s || *end || !(d >= lo && d <= hi)) return -1;
+    *out = d;
+    return 0;
+}
+
+int cmd_certify(int argc, char **argv)
+{
+    pc_certify_opts o = {.corpus = PC_DEFAULT_CORPUS, .timeout_s = 10, .jobs = 2, .log = stdout};
+    cli_reports reps = {0};
+    int rc = PC_EXIT_ERROR;
+    const char *v;
+    double d;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) { help(); rc = PC_EXIT_OK; goto out; }
+        if (!strcmp(argv[i], "--combine") || !strcmp(argv[i], "--render")) { rc = combine(argc, argv, i + 1, argv[i][2] == 'r', &reps); goto out; }
+        if ((v = cli_value(argc, argv, &i, "--reader"))) o.reader = v;
+        else if ((v = cli_value(argc, argv, &i, "--corpus"))) o.corpus = v;
+        else if ((v = cli_value(argc, argv, &i, "--expect-fail"))) o.expect_fail = v;
+        else if ((v = cli_value(argc, argv, &i, "--name"))) o.name = v;
+        else if ((v = cli_value(argc, argv, &i, "--profile"))) {
+            if (strcmp(v, "strict") && strcmp(v, "compat")) { rc = cli_usage(USAGE, "--profile wants strict or compat"); goto out; }
+            o.profile = v;
+        }
+        else if ((v = cli_value(argc, argv, &i, "--workdir"))) o.workdir = v;
+        else if (!strcmp(argv[i], "--update-expect")) o.update_expect = true;
+        else if ((v = cli_value(argc, argv, &i, "--timeout"))) {
+            if (parse_number(v, 0.001, 86400, &d)) { rc = cli_usage(USAGE, "--timeout wants seconds (0.001..86400)"); goto out; }
+            o.timeout_s = d;
+        } else if ((v = cli_value(argc, argv, &i, "--ulp"))) {
+            if (parse_number(v, 0, 1 << 24, &d) || d != (unsigned)d) { rc = cli_usage(USAGE, "--ulp wants a whole number"); goto out; }
+            o.ulp = (unsigned)d;
+        } else if ((v = cli_value(argc, argv, &i, "--jobs"))) {
+            if (parse_number(v, 1, 64, &d) || d != (int)d) { rc = cli_usage(USAGE, "--jobs wants 1..64"); goto out; }
+            o.jobs = (int)d;
+        } else if ((v = cli_value(argc, argv, &i, "--mem-limit"))) {
+            if (parse_number(v, 16, 1 << 22, &d)) { rc = cli_usage(USAGE, "--mem-limit wants MiB (16..4194304)"); goto out; }
+            o.mem_limit_mb = (unsigned long)d;
+        } else if ((v = cli_value(argc, argv, &i, "--only"))) {
+            if (o.nonly == PC_CERTIFY_MAX_ONLY) { rc = cli_usage(USAGE, "at most %d --only", PC_CERTIFY_MAX_ONLY); goto out; }
+            o.only[o.nonly++] = v;
+        } else if ((v = cli_value(argc, argv, &i, "--report"))) {
+            if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
+        } else {
+            rc = cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);
+            goto out;
+        }
+    }
+    if (!o.reader) { rc = cli_usage(USAGE, "--reader is required"); goto out; }
+    if (!strstr(o.reader, "{input}") || !strstr(o.reader, "{output}")) { rc = cli_usage(USAGE, "the reader template needs both {input} and {output}"); goto out; }
+    if (o.update_expect && !o.expect_fail) { rc = cli_usage(USAGE, "--update-expect needs --expect-fail FILE"); goto out; }
+    if (o.update_expect && o.nonly) { rc = cli_usage(USAGE, "--update-expect refuses a partial run (--only): the list is rewritten from every case"); goto out; }
+    int code;
+    cJSON *doc = pc_certify_run(&o, &code);
+    if (!doc) { rc = PC_EXIT_ERROR; goto out; }
+    rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : code;
+    cJSON_Delete(doc);
+out:
+    cli_reports_free(&reps);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* `packcheck certify` (CONTRACT 5): run a third-party reader over every case of a corpus, read what
+ * it wrote with our own container reader, compare it with the corpus's logical view, diagnose. */
+#ifndef PC_CERTIFY_H
+#define PC_CERTIFY_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define PC_CERTIFY_MAX_ONLY 32
+
+typedef struct pc_certify_opts {
+    const char *reader;         /* "CMD {input} {output}": run under /bin/sh -c, paths shell-quoted;
+                                   {profile} (optional) becomes strict or compat */
+    const char *profile;        /* "strict" (default) or "compat": which cases' expectations apply */
+    const char *name;           /* label for reports (default: the command) */
+    const char *corpus;         /* DIR */
+    const char *expect_fail;    /* FILE or NULL */
+    bool update_expect;         /* rewrite expect_fail from this (full) run */
+    double timeout_s;           /* per case, wall clock (default 10) */
+    unsigned ulp;               /* f32 weights may differ by this many units in the last place */
+    int jobs;                   /* readers run at once (default 2: the machine's cores) */
+    unsigned long mem_limit_mb; /* RLIMIT_AS per reader, 0 = none */
+    const char *only[PC_CERTIFY_MAX_ONLY]; /* case-id substrings: a partial run */
+    int nonly;
+    const char *workdir;        /* where outputs go (default: a fresh temp dir, removed) */
+    FILE *log;                  /* progress lines */
+} pc_certify_opts;
+
+/* Returns the report document (kind "certify"), or NULL on a harness error (message on log).
+ * *exit_code: 0 certified, 1 not certified, 2 harness error. */
+cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code);
+
+/* Combine several certify reports (one per reader) into one cross-reader document (kind
+ * "certify-matrix"): per reader the outcome of every case, rule-family rollups, and for readers
+ * expected to fail (self-test mutants) which cases kill them. NULL when a file is unusable. */
+cJSON *pc_certify_combine(const char *const *paths, int n, FILE *log);
+
+/* The shell-quoted command line for one case (exposed for tests). Caller frees. */
+char *pc_certify_command(const char *tmpl, const char *input, const char *output, const char *profile);
+
+#endif

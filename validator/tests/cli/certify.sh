@@ -1,0 +1,133 @@
+# packcheck certify (CONTRACT 5): the reader protocol, outcomes, expected-failure lists, reports,
+# on a small corpus built here (one valid, one invalid, one either case) and on the bundled one.
+PC=$1 SRC=$2 BIN=$3 TMP=$(mktemp -d)
+. "$SRC/validator/tests/cli/lib.inc"
+R=$SRC/validator/tests/readers
+MUT=$BIN/pc_mutate
+
+# A corpus that needs no format module: the seed's small-ct (pass), a 3-byte file (reject, ST-001),
+# and an empty-header file (either).
+C=$TMP/corpus
+mkdir -p "$C/st/small-ct" "$C/st/short" "$C/st/either-empty"
+cp "$SRC/fixtures/st/small-ct/"* "$C/st/small-ct/"
+printf 'abc' >"$C/st/short/short.safetensors"
+cat >"$C/st/short/expect.json" <<'J'
+{"case": "st/short", "source": "hand-written", "input": "short.safetensors", "verdict": "reject",
+ "reject_rule": "ST-001", "reject_family": null, "layout": null, "rules": ["ST-001"], "modules": {}}
+J
+printf '\010\000\000\000\000\000\000\000{}      ' >"$C/st/either-empty/e.safetensors"
+cat >"$C/st/either-empty/expect.json" <<'J'
+{"case": "st/either-empty", "source": "hand-written", "input": "e.safetensors", "verdict": "either",
+ "reject_rule": null, "reject_family": null, "layout": null, "rules": ["ST-001"], "modules": {}}
+J
+(cd "$C" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum) >"$C/MANIFEST.sha256"
+
+certify() { "$PC" certify --corpus "$C" "$@"; }
+outcome_of() { # CASE REPORT -> the case's outcome
+    tr -d '\n\t ' <"$2" | grep -o "\"case\":\"$1\",\"expected\":\"[a-z]*\"[^}]*\"outcome\":\"[a-z-]*\"" | sed 's/.*"outcome":"//; s/"$//'
+}
+expect_outcome() { # CASE REPORT WANT
+    checks=$((checks + 1)); got=$(outcome_of "$1" "$2")
+    [ "$got" = "$3" ] || { echo "FAIL: $1 in $2: outcome '$got', expected '$3'"; fails=$((fails + 1)); }
+}
+
+expect_rc 2 "certify without --reader" -- "$PC" certify
+expect_rc 2 "template without {output}" -- "$PC" certify --reader 'cat {input}'
+expect_rc 2 "bad timeout" -- "$PC" certify --reader 'x {input} {output}' --timeout abc
+expect_rc 2 "update-expect without a list" -- certify --reader 'x {input} {output}' --update-expect
+expect_rc 2 "update-expect on a partial run" -- certify --reader 'x {input} {output}' --expect-fail "$TMP/x.txt" --update-expect --only small
+
+# The correct reader certifies, here and on the bundled corpus.
+expect_rc 0 "correct reader certifies" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --report json:"$TMP/ok.json" --report md:"$TMP/ok.md" --report junit:"$TMP/ok.xml" --report html:"$TMP/ok.html"
+expect_outcome st/small-ct "$TMP/ok.json" pass
+expect_outcome st/short "$TMP/ok.json" pass
+expect_outcome st/either-empty "$TMP/ok.json" pass
+for k in '"manifest_sha256"' '"executable_sha256"' '"command"' '"rules"' '"families"' '"certified":	true' '"reader"'; do
+    expect_grep "$k" "$TMP/ok.json" "certify json has $k"
+done
+expect_grep "$(sha256sum "$C/MANIFEST.sha256" | cut -c1-64)" "$TMP/ok.json" "report names the corpus by its MANIFEST digest"
+expect_grep "$(sha256sum "$R/correct.sh" | cut -c1-64)" "$TMP/ok.json" "report pins the reader script"
+expect_grep 'CERTIFIED' "$TMP/ok.md" "markdown verdict"
+expect_grep '| ST-001 |' "$TMP/ok.md" "markdown rule rollup"
+expect_grep '<testcase classname="certify" name="st/small-ct"' "$TMP/ok.xml" "junit case"
+expect_grep 'id="matrix"' "$TMP/ok.html" "html matrix"
+expect_rc 0 "correct reader on the bundled corpus" -- "$PC" certify --reader "sh $R/correct.sh $PC {input} {output}" --report json:"$TMP/bundled.json"
+expect_rc 0 "correct reader on the bundled corpus, compat profile" -- "$PC" certify --profile compat --reader "sh $R/correct.sh $PC {input} {output} {profile}"
+expect_rc 2 "bad profile" -- "$PC" certify --profile lax --reader "x {input} {output}"
+
+# Each wrong reader is told apart, with the right outcome.
+expect_rc 1 "reject-all is not certified" -- certify --reader "sh $R/reject_all.sh {input} {output}" --report json:"$TMP/rej.json"
+expect_outcome st/small-ct "$TMP/rej.json" rejected-valid
+expect_outcome st/short "$TMP/rej.json" pass
+expect_outcome st/either-empty "$TMP/rej.json" pass
+expect_rc 1 "accept-all is not certified" -- certify --reader "sh $R/accept_all.sh $MUT {input} {output}" --report json:"$TMP/acc.json"
+expect_outcome st/short "$TMP/acc.json" accepted-invalid
+expect_rc 1 "crasher is not certified" -- certify --reader "sh $R/crasher.sh {input} {output}" --report json:"$TMP/crash.json"
+expect_outcome st/small-ct "$TMP/crash.json" crash
+expect_outcome st/short "$TMP/crash.json" crash
+expect_rc 1 "exit 2 is a crash, not a refusal" -- certify --reader "exit 2; {input} {output}" --report json:"$TMP/two.json"
+expect_outcome st/short "$TMP/two.json" crash
+expect_rc 1 "a sanitizer report is a crash even with exit 1" -- certify --reader "echo '==1==ERROR: AddressSanitizer: heap-buffer-overflow' >&2; exit 1; {input} {output}" --report json:"$TMP/asan.json"
+expect_outcome st/short "$TMP/asan.json" crash
+expect_rc 1 "garbage output is wrong-output" -- certify --reader "printf xyz > {output}; : {input}" --report json:"$TMP/garbage.json"
+expect_outcome st/small-ct "$TMP/garbage.json" wrong-output
+expect_rc 1 "no output file is wrong-output" -- certify --reader "true {input} {output}" --report json:"$TMP/none.json"
+expect_outcome st/small-ct "$TMP/none.json" wrong-output
+
+MARK=pc-certify-test-$$
+expect_rc 1 "hanger times out" -- certify --timeout 1 --reader "sh $R/hanger.sh $MARK {input} {output}" --report json:"$TMP/hang.json"
+expect_outcome st/small-ct "$TMP/hang.json" timeout
+expect_outcome st/short "$TMP/hang.json" timeout
+checks=$((checks + 1))
+sleep 0.2
+if ps -eo args | grep -v grep | grep -q "hanger-$MARK"; then
+    echo "FAIL: the hanger's process group was left running"; ps -eo pid,pgid,args | grep "hanger-$MARK" | grep -v grep
+    fails=$((fails + 1))
+fi
+
+# Interrupted: packcheck kills the readers' process groups before it leaves (exit 2).
+"$PC" certify --corpus "$C" --timeout 100 --reader "sh $R/hanger.sh int-$MARK {input} {output}" >"$TMP/int.out" 2>&1 &
+P=$!
+sleep 1
+kill -TERM "$P"
+wait "$P"
+rc=$?
+checks=$((checks + 1))
+[ "$rc" = 2 ] || { echo "FAIL: interrupted certify exit $rc, expected 2"; fails=$((fails + 1)); }
+sleep 0.2
+checks=$((checks + 1))
+if ps -eo args | grep -v grep | grep -q "hanger-int-$MARK"; then echo "FAIL: an interrupted run left its readers running"; fails=$((fails + 1)); fi
+
+# Expected failures: listed failures are fine, stale entries fail the run.
+printf '# reject-all refuses everything\nst/small-ct rejected-valid  # refuses valid files too\n' >"$TMP/xf.txt"
+expect_rc 0 "listed failure is expected" -- certify --reader "sh $R/reject_all.sh {input} {output}" --expect-fail "$TMP/xf.txt" --report junit:"$TMP/xf.xml"
+expect_grep 'expected failure (rejected-valid)' "$TMP/xf.xml" "junit shows the expected failure"
+expect_rc 1 "stale entry fails the run" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --expect-fail "$TMP/xf.txt"
+expect_grep 'STALE' "$TMP/out" "stale entry is named"
+printf 'st/small-ct crash\n' >"$TMP/xf2.txt"
+expect_rc 1 "a listed case failing differently fails the run" -- certify --reader "sh $R/reject_all.sh {input} {output}" --expect-fail "$TMP/xf2.txt"
+printf 'st/no-such-case\n' >"$TMP/xf3.txt"
+expect_rc 1 "an entry naming no case is stale" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --expect-fail "$TMP/xf3.txt"
+printf 'st/small-ct bogus-outcome\n' >"$TMP/xf4.txt"
+expect_rc 2 "malformed list is a harness error" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --expect-fail "$TMP/xf4.txt"
+expect_rc 0 "update-expect rewrites the list" -- certify --reader "sh $R/crasher.sh {input} {output}" --expect-fail "$TMP/new.txt" --update-expect
+expect_grep '^st/small-ct crash' "$TMP/new.txt" "rewritten list has small-ct"
+expect_grep '^st/short crash' "$TMP/new.txt" "rewritten list has short"
+expect_rc 0 "the rewritten list certifies the same reader" -- certify --reader "sh $R/crasher.sh {input} {output}" --expect-fail "$TMP/new.txt"
+expect_rc 0 "a partial run" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --only small-ct --report json:"$TMP/part.json"
+expect_grep '"partial":	true' "$TMP/part.json" "partial run is marked"
+
+# A corpus that does not match its pins is a harness error.
+printf 'x' >>"$C/st/short/short.safetensors"
+expect_rc 2 "broken pins stop the run" -- certify --reader "sh $R/correct.sh $PC {input} {output}"
+
+# Several readers combined into one matrix; a saved report rendered again.
+expect_rc 0 "combine" -- "$PC" certify --combine "$TMP/ok.json" "$TMP/rej.json" "$TMP/crash.json" --report md:"$TMP/m.md" --report html:"$TMP/m.html" --report junit:"$TMP/m.xml" --report json:"$TMP/m.json"
+expect_grep '| ST |' "$TMP/m.md" "results table has a family column"
+expect_grep 'id="results"' "$TMP/m.html" "matrix html results table"
+expect_grep '"kind":	"certify-matrix"' "$TMP/m.json" "matrix json"
+expect_rc 0 "render" -- "$PC" certify --render "$TMP/rej.json" --report html:"$TMP/r.html"
+expect_grep 'NOT CERTIFIED' "$TMP/r.html" "rendered verdict"
+expect_rc 2 "render of a non-report" -- "$PC" certify --render "$C/st/short/expect.json"
+rm -rf "$TMP"
+finish

@@ -1,0 +1,130 @@
+/* pc_mutate: the self-test readers' workhorse (not part of packcheck).
+ *
+ *   pc_mutate BUG INPUT VIEW   rewrite VIEW (the logical view `packcheck unpack INPUT` wrote) the way a
+ *                              reader with bug BUG (a diagnose.h id: pack-axis, awq-order, ...) would
+ *                              have written it; modules the bug does not touch stay as they are.
+ *   pc_mutate zeros INPUT VIEW accept anything: write all-zero codes and weights for every module
+ *                              packcheck can see (none when INPUT is unreadable), exit 0.
+ *
+ * The bug simulations are diagnose.c's, so a mutant is exactly what diagnosis names. */
+#include "container/safetensors.h"
+#include "core/util.h"
+#include "harness/diagnose.h"
+#include "harness/logical.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VIEW_LIMIT (1ull << 32)
+
+typedef struct out_mod { char *cname, *wname; uint64_t shape[3]; int ndim; uint8_t *codes; float *weights; size_t n; } out_mod;
+
+static int cmp_prefix(const void *a, const void *b)
+{
+    return strcmp((*(const pc_module *const *)a)->prefix, (*(const pc_module *const *)b)->prefix);
+}
+
+/* Read M.codes and M.weight of the view written by packcheck unpack. */
+static int read_view(const pc_input *view, const pc_module *m, uint8_t **c, float **w)
+{
+    char *cn = pc_asprintf("%s.codes", m->prefix), *wn = pc_asprintf("%s.weight", m->prefix);
+    const pc_tensor *tc = pc_input_find(view, cn), *tw = pc_input_find(view, wn);
+    free(cn);
+    free(wn);
+    *c = tc ? pc_tensor_load(tc, VIEW_LIMIT) : NULL;
+    *w = tw ? pc_tensor_load(tw, VIEW_LIMIT) : NULL;
+    if (!*c || !*w || tc->numel != m->numel || tw->numel != m->numel) { free(*c); free(*w); return -1; }
+    return 0;
+}
+
+static int write_view(const char *path, out_mod *mods, size_t n)
+{
+    st_out_tensor *t = calloc(2 * n + 1, sizeof *t);
+    size_t k = 0;
+    if (!t) return -1;
+    for (size_t i = 0; i < n; i++) {
+        for (int w = 0; w < 2; w++) {
+            if (w && !mods[i].weights) continue;
+            st_out_tensor *o = &t[k++];
+            o->name = w ? mods[i].wname : mods[i].cname;
+            o->dtype = w ? PC_DT_F32 : PC_DT_U8;
+            o->ndim = mods[i].ndim;
+            memcpy(o->shape, mods[i].shape, sizeof mods[i].shape);
+            o->data = w ? (const void *)mods[i].weights : (const void *)mods[i].codes;
+            o->nbytes = mods[i].n * (w ? 4 : 1);
+        }
+    }
+    int rc = st_write_file(path, t, k);
+    free(t);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        for (int b = 0; b < PC_BUG_MUTANTS; b++) printf("%s\n", pc_bug_id((pc_bug)b));
+        return 0;
+    }
+    if (argc != 4) { fprintf(stderr, "usage: pc_mutate BUG|zeros INPUT VIEW\n"); return 2; }
+    bool zeros = !strcmp(argv[1], "zeros");
+    int bug = zeros ? -1 : pc_bug_parse(argv[1]);
+    if (!zeros && bug < 0) { fprintf(stderr, "pc_mutate: unknown bug %s\n", argv[1]); return 2; }
+    pc_ctx cx;
+    if (pc_ctx_init(&cx, PC_PROFILE_STRICT)) return 2;
+    pc_input *in = pc_input_open(argv[2], NULL, &cx), *view = NULL;
+    if (in) pc_validate(in, &cx);
+    pc_ctx vcx;
+    pc_ctx_init(&vcx, PC_PROFILE_STRICT);
+    if (!zeros) {
+        view = pc_input_open(argv[3], NULL, &vcx);
+        if (!in || !view || cx.io_error || vcx.io_error || pc_rejected(&vcx)) { fprintf(stderr, "pc_mutate: cannot read %s or %s\n", argv[2], argv[3]); return 2; }
+    }
+    size_t n = in ? in->nmodules : 0;
+    const pc_module **mods = calloc(n + 1, sizeof *mods);
+    out_mod *out = calloc(n + 1, sizeof *out);
+    for (size_t i = 0; i < n; i++) mods[i] = &in->modules[i];
+    pc_sort(mods, n, sizeof *mods, cmp_prefix);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const pc_module *m = mods[i];
+        out_mod *o = &out[i];
+        o->cname = pc_asprintf("%s.codes", m->prefix);
+        o->wname = pc_asprintf("%s.weight", m->prefix);
+        o->ndim = m->ndim;
+        memcpy(o->shape, m->shape, sizeof o->shape);
+        o->n = (size_t)m->numel;
+        if (zeros) {
+            o->codes = calloc(o->n + 1, 1);
+            o->weights = calloc(o->n + 1, sizeof *o->weights);
+            continue;
+        }
+        uint8_t *c;
+        float *w;
+        if (read_view(view, m, &c, &w)) { fprintf(stderr, "pc_mutate: %s missing from the view\n", m->prefix); rc = 2; break; }
+        dg_module dm;
+        dg_out sim;
+        if (dg_module_load(in, m, c, w, &dm)) { rc = 2; break; }
+        /* Mutants take the direction a real reader would: v1 read as v2 drops the +1. */
+        int variant = !strcmp(m->layout, "gptq-v1") ? 0 : 1;
+        int s = dg_simulate(&dm, (pc_bug)bug, variant, &sim);
+        dg_module_free(&dm);
+        if (s < 0) { rc = 2; break; }
+        if (s > 0) { o->codes = c; o->weights = w; continue; }
+        free(c);
+        free(w);
+        o->codes = sim.codes;
+        o->weights = sim.weights; /* NULL when parameters were not re-derivable: write codes only */
+        o->shape[o->ndim - 1] = sim.K;
+        o->n = (size_t)(o->n / m->shape[m->ndim - 1] * sim.K);
+    }
+    if (!rc && write_view(argv[3], out, n)) { fprintf(stderr, "pc_mutate: cannot write %s\n", argv[3]); rc = 2; }
+    for (size_t i = 0; i < n; i++) { free(out[i].cname); free(out[i].wname); free(out[i].codes); free(out[i].weights); }
+    free(out);
+    free(mods);
+    pc_input_free(view);
+    pc_input_free(in);
+    pc_ctx_free(&vcx);
+    pc_ctx_free(&cx);
+    return rc;
+}
