@@ -6,16 +6,6 @@
 
 #include <string.h>
 
-static inline uint32_t load_le32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
 /* Eight codes of one word, in column order, as eight bytes. lo holds slots 0,2,4,6 (columns 0,4,1,5)
  * in its bytes, hi slots 1,3,5,7 (columns 2,6,3,7); (hi << 32 | lo) is columns 0,4,1,5,2,6,3,7 and two
  * byte-swap steps put them in order. */
@@ -33,12 +23,12 @@ void pc_awq_unpack_scalar(const uint8_t *src, size_t rows, size_t N, uint8_t *ou
     const size_t total = rows * (N / 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     for (size_t i = 0; i < total; i++) {
-        uint64_t codes = awq_word_codes(load_le32(src + 4 * i));
+        uint64_t codes = awq_word_codes(pc_load_le32(src + 4 * i));
         memcpy(out + 8 * i, &codes, 8);
     }
 #else
     for (size_t i = 0; i < total; i++) {
-        uint64_t codes = awq_word_codes(load_le32(src + 4 * i));
+        uint64_t codes = awq_word_codes(pc_load_le32(src + 4 * i));
         for (unsigned j = 0; j < 8; j++) out[8 * i + j] = (uint8_t)(codes >> (8 * j));
     }
 #endif

@@ -6,27 +6,17 @@
 
 #include <string.h>
 
-static inline uint32_t load_le32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
 /* Output row k: fields inside one word (2, 4, 8 bits, and 30 of 32 rows for 3 bits). */
 static void row_in_word(const uint8_t *wrow, unsigned off, uint32_t mask, size_t N, uint8_t *out)
 {
-    for (size_t n = 0; n < N; n++) out[n] = (uint8_t)((load_le32(wrow + 4 * n) >> off) & mask);
+    for (size_t n = 0; n < N; n++) out[n] = (uint8_t)((pc_load_le32(wrow + 4 * n) >> off) & mask);
 }
 
 /* Output row k whose field straddles word rows w and w + 1 (3 bits: fields 10 and 21 of 32). */
 static void row_straddle(const uint8_t *wrow, const uint8_t *next, unsigned off, uint32_t mask, size_t N, uint8_t *out)
 {
     for (size_t n = 0; n < N; n++) {
-        uint32_t v = (load_le32(wrow + 4 * n) >> off) | (load_le32(next + 4 * n) << (32 - off));
+        uint32_t v = (pc_load_le32(wrow + 4 * n) >> off) | (pc_load_le32(next + 4 * n) << (32 - off));
         out[n] = (uint8_t)(v & mask);
     }
 }

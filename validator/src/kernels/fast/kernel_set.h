@@ -6,8 +6,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../kernels.h"
+
+/* A little-endian 32-bit word at any alignment (byte-swapped on a big-endian host). */
+static inline uint32_t pc_load_le32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
 
 /* The portable fast paths of the other layouts (fast/gptq.c, awq.c, q4_0.c), in pc_kernels_scalar. */
 void pc_gptq_unpack_scalar(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out);
