@@ -17,6 +17,11 @@ echo "== regenerate the safetensors fixtures (generators/gen_st.py, light venv) 
 echo "   then packcheck --profile compat against the real safetensors reader on seeded mutants"
 scripts/regen-check.sh --diff build/packcheck gen_st
 
+echo "== portable build without SIMD (-DPACKCHECK_NO_SIMD=ON): kernels against the oracles, the corpus"
+cmake -S . -B build-nosimd -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACKCHECK_NO_SIMD=ON >/dev/null
+cmake --build build-nosimd
+ctest --test-dir build-nosimd --output-on-failure -j "$jobs" -R 'test_kernels|corpus_kernels'
+
 echo "== build with ASan+UBSan (clang) and CTest"
 CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPACKCHECK_SANITIZE=ON -DPACKCHECK_FUZZ=ON >/dev/null
 cmake --build build-asan
