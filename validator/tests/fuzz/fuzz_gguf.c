@@ -28,9 +28,15 @@ static void decode_all(pc_input *in, pc_ctx *cx)
     }
 }
 
+/* A real file named *.gguf (the name routes a file whose magic is damaged to the GGUF reader). */
+static void remove_file(void) { unlink(g_path); }
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!g_path[0]) snprintf(g_path, sizeof g_path, "/tmp/pc-fuzz-gguf-%d.gguf", (int)getpid());
+    if (!g_path[0]) {
+        snprintf(g_path, sizeof g_path, "/tmp/pc-fuzz-gguf-%d.gguf", (int)getpid());
+        atexit(remove_file);
+    }
     FILE *f = fopen(g_path, "wb");
     if (!f) return 0;
     if (size) fwrite(data, 1, size, f);
