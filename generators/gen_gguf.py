@@ -32,12 +32,13 @@ SRC_H = "hand-built bytes (generators/pcgen/ggufbytes.py)"
 # ---------------------------------------------------------------------------------------------
 # writing with gguf, pinning with gguf
 
-def write_with_gguf(tensors, *, alignment=None, kvs=None):
+def write_with_gguf(tensors, *, alignment=None, kvs=None, big_endian=False):
     """tensors: list of (name, array, raw_dtype or None). Returns the file's bytes."""
     fd, path = tempfile.mkstemp(suffix=".gguf")
     os.close(fd)
     try:
-        w = gguf.GGUFWriter(path, "llama")
+        endian = gguf.GGUFEndian.BIG if big_endian else gguf.GGUFEndian.LITTLE
+        w = gguf.GGUFWriter(path, "llama", endianess=endian)
         if alignment is not None:
             w.add_custom_alignment(alignment)
         for k, v in (kvs or {}).items():
@@ -45,23 +46,6 @@ def write_with_gguf(tensors, *, alignment=None, kvs=None):
                 w.add_string(k, v)
             else:
                 w.add_uint32(k, v)
-        for name, arr, raw in tensors:
-            w.add_tensor(name, arr, raw_dtype=raw)
-        w.write_header_to_file()
-        w.write_kv_data_to_file()
-        w.write_tensors_to_file()
-        w.close()
-        with open(path, "rb") as f:
-            return f.read()
-    finally:
-        os.unlink(path)
-
-
-def write_with_gguf_big_endian(tensors):
-    fd, path = tempfile.mkstemp(suffix=".gguf")
-    os.close(fd)
-    try:
-        w = gguf.GGUFWriter(path, "llama", endianess=gguf.GGUFEndian.BIG)
         for name, arr, raw in tensors:
             w.add_tensor(name, arr, raw_dtype=raw)
         w.write_header_to_file()
@@ -222,7 +206,7 @@ def gen_valid(out):
     out.case("gguf", "version-2", verdict="pass", layout="gguf", files={"model.gguf": v2}, input="model.gguf",
              source=f"{SRC_Q}, then the version field patched from 3 to 2 (ggml and gguf-py read v2 and v3 alike)",
              rules=["GGUF-002"], modules=pins(v2))
-    be = write_with_gguf_big_endian([("x.weight", q4(down[:2]), QT.Q4_0)])
+    be = write_with_gguf([("x.weight", q4(down[:2]), QT.Q4_0)], big_endian=True)
     assert be[:4] == b"GGUF" and be[4:8] == b"\0\0\0\3"
     out.case("gguf", "big-endian-gguf-py", verdict="reject", reject_rule="GGUF-002", files={"model.gguf": be},
              input="model.gguf", rules=["GGUF-002"],
