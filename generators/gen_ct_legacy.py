@@ -6,10 +6,10 @@ default /work/venvs/ct017). regen.py runs every generator in one interpreter, no
 library's venv; this module then re-runs itself in the 0.17.1 venv, writing into the same corpus
 folder, so the legacy bytes always come from the legacy library.
 """
-import json
 import os
-import subprocess
 import sys
+
+from pcgen.venv import run_in_venv
 
 F = "ct"
 WANT = "0.17.1"
@@ -20,14 +20,7 @@ def generate(out):
     import compressed_tensors
     if compressed_tensors.__version__ == WANT:
         return _generate(out)
-    here = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run([os.path.join(VENV, "bin", "python"), os.path.abspath(__file__), out.root],
-                       cwd=here, capture_output=True, text=True)
-    if r.returncode:
-        sys.stderr.write(r.stderr)
-        raise RuntimeError(f"gen_ct_legacy: the compressed-tensors {WANT} venv at {VENV} failed")
-    for cid in json.loads(r.stdout.strip().splitlines()[-1]):
-        out.ids.add(cid)
+    run_in_venv(__file__, VENV, out, f"compressed-tensors {WANT}")
 
 
 def _generate(out):
@@ -73,8 +66,5 @@ def _generate(out):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from pcgen.corpus import Corpus
-    c = Corpus(sys.argv[1])
-    _generate(c)
-    print(json.dumps(sorted(c.ids)))
+    from pcgen.venv import venv_main
+    venv_main(_generate)

@@ -22,13 +22,13 @@ import copy
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 from pcgen.corpus import module_pin
+from pcgen.venv import run_in_venv
 
 FAMILY = "nvfp4"
 E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float32)
@@ -36,10 +36,6 @@ TARGETS = [r"re:.*mlp.*\.(gate_up|gate|up|down)_proj$", r"re:.*self_attn.*\.(q|k
 
 
 VENV = os.environ.get("PCGEN_VENV_MODELOPT", "/work/venvs/modelopt")
-
-
-class NeedsVenv(RuntimeError):
-    pass
 
 
 def _have_modelopt():
@@ -355,16 +351,7 @@ def generate(out):
     gen_ct_legacy does. Without that venv: NeedsVenv (regen.py skips this generator)."""
     if _have_modelopt():
         return _generate(out)
-    py = os.path.join(VENV, "bin", "python")
-    if not os.path.exists(py):
-        raise NeedsVenv(f"gen_nvfp4 needs nvidia-modelopt: no venv at {VENV} (generators/requirements-modelopt.txt)")
-    here = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run([py, os.path.abspath(__file__), out.root], cwd=here, capture_output=True, text=True)
-    if r.returncode:
-        sys.stderr.write(r.stderr)
-        raise RuntimeError(f"gen_nvfp4: the modelopt venv at {VENV} failed")
-    for cid in json.loads(r.stdout.strip().splitlines()[-1]):
-        out.ids.add(cid)
+    run_in_venv(__file__, VENV, out, "nvidia-modelopt")
 
 
 def _generate(out):
@@ -723,7 +710,5 @@ def equiv_cases(out, dirs, sources):
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from pcgen.corpus import Corpus
-    c = Corpus(sys.argv[1])
-    _generate(c)
-    print(json.dumps(sorted(c.ids)))
+    from pcgen.venv import venv_main
+    venv_main(_generate)
