@@ -182,6 +182,10 @@ void *pc_tensor_load(const pc_tensor *t, uint64_t limit);
 
 typedef enum { PC_IMPL_REF = 0, PC_IMPL_FAST = 1 } pc_impl;
 
+/* A module's logical view may hold at most this many elements (5 bytes each in memory): formats
+ * refuse larger modules with their LIMIT rule (GPTQ-014, AWQ-010). */
+#define PC_LOGICAL_MAX_ELEMS (1ull << 30)
+
 /* One quantized weight, ready to decode into the logical view (CONTRACT section 3). */
 typedef struct pc_module {
     char *prefix;                 /* M: tensor names share it */

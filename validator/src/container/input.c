@@ -5,7 +5,6 @@
 #include "../core/file.h"
 #include "../core/util.h"
 #include "../core/scan.h"
-#include "../validate/accounting.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -236,7 +235,8 @@ void pc_input_free(pc_input *in)
 {
     if (!in) return;
     pc_scan_free(in);
-    pc_accounting_free(in);
+    if (in->acct) free(in->acct->list); /* validation's accounting (validate/accounting.c) */
+    free(in->acct);
     for (size_t i = 0; i < in->nmodules; i++) {
         pc_module *m = &in->modules[i];
         if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);

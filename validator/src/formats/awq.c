@@ -14,7 +14,6 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>

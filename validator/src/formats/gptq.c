@@ -18,7 +18,6 @@
 #include "../core/arith.h"
 #include "../core/pyre.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
