@@ -62,4 +62,16 @@ expect_grep 'LV-001 *fail *m.codes' "$TMP/out" "LV-001 names the codes tensor"
 mkst "$TMP/lv-ok.safetensors" '{"m.codes":{"dtype":"U8","shape":[2,4],"data_offsets":[0,8]},"m.weight":{"dtype":"F32","shape":[2,4],"data_offsets":[8,40]}}' 40
 expect_rc 0 "logical view validates as checked" -- "$PC" validate "$TMP/lv-ok.safetensors"
 expect_grep 'tensors: 2 checked, 0 plain, 0 unchecked' "$TMP/out" "both view tensors checked"
+
+# 4. Messages for common mistakes: a PyTorch checkpoint, a config.json syntax error.
+printf 'PK\003\004not-a-safetensors-file' >"$TMP/model.bin"
+expect_rc 2 "a PyTorch zip checkpoint" -- "$PC" validate "$TMP/model.bin"
+expect_grep 'is a PyTorch checkpoint (zip or pickle), not safetensors' "$TMP/out" "says what the file is"
+mkdir -p "$TMP/torch" && cp "$TMP/model.bin" "$TMP/torch/pytorch_model.bin"
+expect_rc 2 "a folder holding only pytorch_model.bin" -- "$PC" validate "$TMP/torch"
+expect_grep 'it holds pytorch_model.bin' "$TMP/out" "names the PyTorch file"
+mkdir -p "$TMP/badcfg" && cp "$SRC/fixtures/st/valid-metadata/valid-metadata.safetensors" "$TMP/badcfg/"
+printf '{\n "a": 1,\n "b": [1, 2,,]\n}\n' >"$TMP/badcfg/config.json"
+expect_rc 1 "config.json with a syntax error" -- "$PC" validate "$TMP/badcfg"
+expect_grep 'CFG-001 *fail *config.json @23: config.json is not valid JSON: syntax error at line 3, column 13' "$TMP/out" "line and column"
 finish
