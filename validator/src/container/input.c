@@ -156,8 +156,17 @@ static char **list_containers(const char *dir, size_t *n, bool *gguf)
 }
 
 /* A PyTorch checkpoint (torch.save: a zip archive since 1.6, a bare pickle before) is not a
- * container packcheck reads: say so instead of reading its first bytes as a header length. */
-static bool is_torch_checkpoint(const uint8_t m[4]) { return !memcmp(m, "PK\x03\x04", 4) || (m[0] == 0x80 && m[1] >= 2 && m[1] <= 5); }
+ * container packcheck reads: say so instead of reading its first bytes as a header length. A real
+ * safetensors header length is below 2^32 (ST-002 caps it at 10^8), so bytes 4..7 are zero and byte 8
+ * opens the JSON: a zip or pickle magic followed by that is a safetensors file after all. */
+static bool is_torch_checkpoint(const pc_file *f)
+{
+    uint8_t m[9];
+    if (f->size < sizeof m || pc_file_read(f, 0, m, sizeof m)) return false;
+    bool st_like = !(m[4] | m[5] | m[6] | m[7]) && m[8] == '{';
+    bool zip = !memcmp(m, "PK\x03\x04", 4), pickle = m[0] == 0x80 && m[1] >= 2 && m[1] <= 5;
+    return (zip || pickle) && !st_like;
+}
 
 static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *cap)
 {
@@ -170,7 +179,7 @@ static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *ca
      * big-endian GGUF file is rejected by a GGUF rule rather than read as safetensors. */
     bool gguf = has_suffix(path, ".gguf") || (has_magic && (!memcmp(magic, "GGUF", 4) || !memcmp(magic, "FUGG", 4)));
     if (gguf) in->is_gguf = true;
-    if (!gguf && has_magic && is_torch_checkpoint(magic)) {
+    if (!gguf && is_torch_checkpoint(f)) {
         pc_io_error(cx, "%s is a PyTorch checkpoint (zip or pickle), not safetensors: packcheck reads .safetensors and .gguf "
                         "(convert it, e.g. with safetensors.torch.save_file)", path);
         return 0;
