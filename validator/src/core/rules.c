@@ -3,6 +3,8 @@
  * code names rules by ID, docs are generated from the same text. */
 #include "packcheck.h"
 
+#include "json_get.h"
+
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,11 +18,6 @@ static size_t g_nrules;
 static cJSON *g_root;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-static const char *str_field(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static pc_severity sev_parse(const char *s, const char *id)
 {
@@ -48,16 +45,16 @@ static void rules_load(void)
     cJSON_ArrayForEach(fam, fams) {
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(fam, "rules")) {
             pc_rule *x = &g_rules[g_nrules];
-            x->id = str_field(r, "id");
-            x->family = str_field(fam, "family");
-            x->title = str_field(r, "title");
-            x->checks = str_field(r, "checks");
-            x->reader = str_field(r, "reader");
-            x->source = str_field(r, "source");
-            x->profiles = str_field(r, "profiles");
-            x->no_fixture = str_field(r, "no_fixture");
-            x->severity = sev_parse(str_field(r, "severity"), x->id);
-            const char *c = str_field(r, "compat");
+            x->id = pc_json_str(r, "id");
+            x->family = pc_json_str(fam, "family");
+            x->title = pc_json_str(r, "title");
+            x->checks = pc_json_str(r, "checks");
+            x->reader = pc_json_str(r, "reader");
+            x->source = pc_json_str(r, "source");
+            x->profiles = pc_json_str(r, "profiles");
+            x->no_fixture = pc_json_str(r, "no_fixture");
+            x->severity = sev_parse(pc_json_str(r, "severity"), x->id);
+            const char *c = pc_json_str(r, "compat");
             x->compat = *c ? sev_parse(c, x->id) : x->severity;
             x->index = g_nrules++;
         }
