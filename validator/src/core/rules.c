@@ -14,6 +14,7 @@
 extern const char pc_rules_json_text[];
 
 static pc_rule *g_rules;
+static const pc_rule **g_by_id; /* g_rules sorted by id, for pc_rule_find's binary search */
 static size_t g_nrules;
 static cJSON *g_root;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -27,6 +28,16 @@ static pc_severity sev_parse(const char *s, const char *id)
     if (!strcmp(s, "OFF")) return PC_SEV_OFF;
     fprintf(stderr, "packcheck: rules.json: rule %s has bad severity '%s'\n", id, s);
     abort();
+}
+
+static int cmp_rule_ptr(const void *a, const void *b)
+{
+    return strcmp((*(const pc_rule *const *)a)->id, (*(const pc_rule *const *)b)->id);
+}
+
+static int cmp_id_rule(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, (*(const pc_rule *const *)elem)->id);
 }
 
 static void rules_load(void)
@@ -59,6 +70,15 @@ static void rules_load(void)
             x->index = g_nrules++;
         }
     }
+    g_by_id = malloc((g_nrules ? g_nrules : 1) * sizeof *g_by_id);
+    if (!g_by_id) abort();
+    for (size_t i = 0; i < g_nrules; i++) g_by_id[i] = &g_rules[i];
+    qsort(g_by_id, g_nrules, sizeof *g_by_id, cmp_rule_ptr);
+    for (size_t i = 1; i < g_nrules; i++)
+        if (!strcmp(g_by_id[i]->id, g_by_id[i - 1]->id)) {
+            fprintf(stderr, "packcheck: rules.json: rule %s appears twice\n", g_by_id[i]->id);
+            abort();
+        }
 }
 
 static void rules_init(void) { pthread_once(&g_once, rules_load); }
@@ -70,9 +90,8 @@ const char *pc_rules_json(void) { return pc_rules_json_text; }
 const pc_rule *pc_rule_find(const char *id)
 {
     rules_init();
-    for (size_t i = 0; i < g_nrules; i++)
-        if (!strcmp(g_rules[i].id, id)) return &g_rules[i];
-    return NULL;
+    const pc_rule *const *r = g_nrules ? bsearch(id, g_by_id, g_nrules, sizeof *g_by_id, cmp_id_rule) : NULL;
+    return r ? *r : NULL;
 }
 
 pc_severity pc_rule_severity(const pc_rule *r, pc_profile p) { return p == PC_PROFILE_COMPAT ? r->compat : r->severity; }
