@@ -14,6 +14,8 @@
  * `packcheck equiv` (harness/equiv.c), which needs two checkpoints. */
 #include "packcheck.h"
 
+#include "nvfp4.h"
+
 #include "../core/arith.h"
 #include "../core/json_get.h"
 #include "../core/pyre.h"
@@ -513,4 +515,6 @@ static int nvfp4_decode(const pc_input *in, const pc_module *m, pc_impl impl, ui
 
 static void nvfp4_module_free(void *priv) { free(priv); }
 
-const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode, .module_free = nvfp4_module_free};
+const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
+                                   .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
+                                   .pair_check = pc_nvfp4_pair_check};
