@@ -981,8 +981,9 @@ static cJSON *evaluate_case(certify_run *st, size_t i, tally *t)
     cJSON_AddStringToObject(cj, "expected", pc_json_str(k->expect, "verdict"));
     pc_sb detail = {0};
     bool want_pic = is_patterned(k) || t->pictures < 3;
-    int oc = outcome_of(st, i, want_pic, cj, &detail);
-    t->pictures += cJSON_GetObjectItem(cj, "picture") != NULL;
+    cJSON *extras = cJSON_CreateObject(); /* first_diff, diagnosis, picture: after the outcome */
+    int oc = outcome_of(st, i, want_pic, extras, &detail);
+    t->pictures += cJSON_GetObjectItem(extras, "picture") != NULL;
     t->outcomes[oc]++;
     t->run++;
     count_valid(t, k, oc);
@@ -992,6 +993,11 @@ static cJSON *evaluate_case(certify_run *st, size_t i, tally *t)
     else if (WIFEXITED(r->status)) cJSON_AddNumberToObject(cj, "exit", WEXITSTATUS(r->status));
     cJSON_AddNumberToObject(cj, "seconds", (double)(long)(r->secs * 1000) / 1000);
     if (r->strays) cJSON_AddNumberToObject(cj, "detached_killed", r->strays);
+    for (cJSON *x; extras && (x = extras->child);) {
+        cJSON_DetachItemViaPointer(extras, x);
+        cJSON_AddItemToObject(cj, x->string, x);
+    }
+    cJSON_Delete(extras);
     const char *status = judge(st, k, oc, cj, &detail, t);
     cJSON_AddStringToObject(cj, "status", status);
     char *d = pc_sb_take(&detail);

@@ -37,10 +37,43 @@ static pid_t ppid_of(const char *pid)
     return (pid_t)pp;
 }
 
-/* One child of ours not in keep[], or 0. /proc/PID/stat of every process: works on kernels without
- * CONFIG_PROC_CHILDREN, and a process table of a few thousand entries is read in milliseconds. */
+static bool kept(pid_t p, const pid_t *keep, size_t nkeep)
+{
+    for (size_t i = 0; i < nkeep; i++)
+        if (keep[i] == p) return true;
+    return false;
+}
+
+/* Fast path: /proc/self/task/TID/children (CONFIG_PROC_CHILDREN). 0 = none found, -1 = no such file. */
+static pid_t stray_from_children_files(const pid_t *keep, size_t nkeep)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    pid_t found = 0;
+    bool any_file = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[300];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f) continue;
+        any_file = true;
+        long p;
+        while (!found && fscanf(f, "%ld", &p) == 1)
+            if (!kept((pid_t)p, keep, nkeep)) found = (pid_t)p;
+        fclose(f);
+    }
+    closedir(d);
+    return found || any_file ? found : -1;
+}
+
+/* One child of ours not in keep[], or 0. Without CONFIG_PROC_CHILDREN: /proc/PID/stat of every
+ * process (a process table of a few thousand entries is read in milliseconds). */
 static pid_t one_stray(const pid_t *keep, size_t nkeep)
 {
+    pid_t fast = stray_from_children_files(keep, nkeep);
+    if (fast >= 0) return fast;
     DIR *d = opendir("/proc");
     if (!d) return 0;
     pid_t me = getpid(), found = 0;
@@ -49,9 +82,7 @@ static pid_t one_stray(const pid_t *keep, size_t nkeep)
         if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
         if (ppid_of(e->d_name) != me) continue;
         pid_t p = (pid_t)atol(e->d_name);
-        bool kept = false;
-        for (size_t i = 0; i < nkeep && !kept; i++) kept = keep[i] == p;
-        if (!kept) found = p;
+        if (!kept(p, keep, nkeep)) found = p;
     }
     closedir(d);
     return found;
