@@ -74,6 +74,8 @@ expect_grep '"detached_killed"' "$W/surv.json" "the detached processes are repor
 if [ "$(id -u)" = 0 ]; then
     expect_rc 0 "as root, readers run as nobody by default" -- certify --reader 'test "$(id -u)" != 0 || exit 3; '"$GOOD" --report json:"$TMP/nobody.json"
     expect_grep '"reader_user":	"nobody"' "$TMP/nobody.json" "the reader user is reported"
+    # $PPID of the reader's shell is certify itself: as nobody it can neither stop nor kill it.
+    expect_rc 0 "a reader cannot stop or kill certify" -- timeout -k 5 60 "$PC" certify --corpus "$C" --reader 'kill -STOP $PPID; kill -KILL $PPID; '"$GOOD"
 fi
 
 # Item 11: a sanitizer report after 70 MiB of output is still a crash; only the tail is kept.
