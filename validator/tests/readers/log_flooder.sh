@@ -5,4 +5,4 @@ head -c 73400320 /dev/zero | tr '\0' 'x'
 echo
 echo '==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011' >&2
 head -c 4096 /dev/zero | tr '\0' 'y'
-exec "$1" unpack "$2" --out "$3" >/dev/null
+exec sh "$(dirname "$0")/correct.sh" "$1" "$2" "$3" >/dev/null
