@@ -10,10 +10,11 @@ W=$TMP/w; mkdir "$W"; chmod 1777 "$W"
 # As root, readers run as nobody by default; "as self" is the weaker setting a non-root CI has.
 if [ "$(id -u)" = 0 ]; then SELF="--reader-user root"; else SELF=""; fi
 
-# Corpus: a container-only valid case, a reject case, an either case, two cases with modules.
+# Corpus: container-only cases (small-ct: unchecked, valid-metadata: pass), a reject case, an either case, two cases with modules.
 C=$TMP/corpus
-mkdir -p "$C/st/small-ct" "$C/st/short" "$C/st/either-empty" "$C/ct"
+mkdir -p "$C/st/small-ct" "$C/st/valid-metadata" "$C/st/short" "$C/st/either-empty" "$C/ct"
 cp "$SRC/fixtures/st/small-ct/"* "$C/st/small-ct/"
+cp "$SRC/fixtures/st/valid-metadata/"* "$C/st/valid-metadata/"
 cp -r "$SRC/fixtures/ct/dense-b3-group16" "$SRC/fixtures/ct/dense-b3-moe" "$C/ct/"
 printf 'abc' >"$C/st/short/short.safetensors"
 cat >"$C/st/short/expect.json" <<'J'
@@ -108,7 +109,7 @@ expect_rc 2 "a FIFO in the corpus is refused" -- timeout 60 "$PC" certify --corp
 expect_grep 'trap.safetensors is a FIFO' "$TMP/out" "the corpus FIFO is named"
 
 # Item 14: the loopholes.
-printf 'st/small-ct\nct/dense-b3-group16\nct/dense-b3-moe\n' >"$TMP/xf-r.txt"
+printf 'st/valid-metadata\nct/dense-b3-group16\nct/dense-b3-moe\n' >"$TMP/xf-r.txt"
 expect_rc 1 "a reader that always raises is never certified" -- certify --reader "sh $R/raise_always.sh {input} {output}" --expect-fail "$TMP/xf-r.txt"
 expect_grep 'no valid case passed' "$TMP/out" "raise-always: why"
 expect_grep 'valid cases passed per family: ct 0/2, st 0/1' "$TMP/out" "raise-always: valid cases per family"
@@ -123,7 +124,7 @@ expect_rc 0 "every killed case diagnosed transposed" -- "$BIN/certify_check" "$T
 expect_rc 1 "first difference in words" -- certify --reader "sh $R/accept_all.sh $MUT {input} {output}" --report md:"$TMP/zeros.md"
 expect_grep 'first difference: model.*codes\[0, 0\]: expected' "$TMP/out" "first difference on the terminal"
 expect_grep 'first difference: model.*codes\[0, 0\]: expected' "$TMP/zeros.md" "first difference in Markdown"
-expect_grep '^certify: \[1/5\] ' "$TMP/err" "progress on stderr as cases finish (not a terminal)"
-expect_grep '^certify: \[5/5\] ' "$TMP/err" "progress reaches the last case"
+expect_grep '^certify: \[1/6\] ' "$TMP/err" "progress on stderr as cases finish (not a terminal)"
+expect_grep '^certify: \[6/6\] ' "$TMP/err" "progress reaches the last case"
 rm -rf "$TMP"
 finish
