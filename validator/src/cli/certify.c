@@ -100,6 +100,7 @@ out:
 static int reports_writable(const cli_reports *r)
 {
     for (int i = 0; i < r->n; i++) {
+        if (!strcmp(r->path[i], "-")) continue; /* stdout */
         char *dir = pc_dirname(r->path[i]);
         bool ok = dir && access(dir, W_OK | X_OK) == 0;
         free(dir);
@@ -137,6 +138,7 @@ static int reports_write_atomic(const cli_reports *r, const cJSON *doc)
     int rc = 0;
     for (int i = 0; i < r->n; i++) {
         const char *f = r->fmt[i];
+        if (!strcmp(r->path[i], "-")) { rc |= pc_report_write(doc, f, "-") ? -1 : 0; continue; }
         char *text = !strcmp(f, "json") ? cJSON_Print(doc) : !strcmp(f, "junit") ? pc_report_junit(doc) : !strcmp(f, "md") ? pc_report_markdown(doc) : pc_report_html(doc);
         if (!text || write_atomic(r->path[i], text)) { fprintf(stderr, "packcheck: cannot write %s report to %s\n", f, r->path[i]); rc = -1; }
         free(text);
@@ -208,6 +210,7 @@ int cmd_certify(int argc, char **argv)
     if (o.update_expect && !o.expect_fail) { rc = cli_usage(USAGE, "--update-expect needs --expect-fail FILE"); goto out; }
     if (o.update_expect && o.nonly) { rc = cli_usage(USAGE, "--update-expect refuses a partial run (--only): the list is rewritten from every case"); goto out; }
     if (reports_writable(&reps)) { rc = PC_EXIT_ERROR; goto out; }
+    if (cli_reports_use_stdout(&reps)) o.log = stderr; /* stdout carries the report */
     int code;
     cJSON *doc = pc_certify_run(&o, &code);
     if (!doc) { rc = PC_EXIT_ERROR; goto out; }

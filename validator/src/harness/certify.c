@@ -506,8 +506,29 @@ static void extra_tensors(mod_check *mc, const pc_input *out, const cJSON *modul
         if (known) continue;
         if (!extra++) first = nm;
     }
-    if (extra) add_problem(mc, "%zu tensor%s in the output that the case does not have (first: %s): the view holds only M.codes and M.weight of the case's modules", extra,
-                           extra == 1 ? "" : "s", first);
+    if (!extra) return;
+    char shown[200]; /* a reader's tensor name may hold any byte: printable ASCII only, the rest \xNN */
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)first; *p && o + 5 < sizeof shown; p++)
+        o += (size_t)(*p >= 0x20 && *p < 0x7f && *p != '\\' ? snprintf(shown + o, sizeof shown - o, "%c", *p) : snprintf(shown + o, sizeof shown - o, "\\x%02x", *p));
+    shown[o] = 0;
+    add_problem(mc, "%zu tensor%s in the output that the case does not have (first: %s): the view holds only M.codes and M.weight of the case's modules", extra,
+                extra == 1 ? "" : "s", shown);
+}
+
+/* The output's header length (its first 8 bytes) against what the case's modules can need: a
+ * header is parsed only when it is no bigger than HEADER_BASE + HEADER_PER_MODULE per module. */
+#define HEADER_BASE (1u << 20)
+#define HEADER_PER_MODULE 4096u
+static int header_too_big(const char *path, const cJSON *modules, uint64_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t b[8];
+    bool got = f && fread(b, 1, 8, f) == 8;
+    if (f) fclose(f);
+    if (!got) return 0; /* too short: the container reader says why */
+    *len = pc_le64(b);
+    return *len > HEADER_BASE + (uint64_t)HEADER_PER_MODULE * (uint64_t)cJSON_GetArraySize(modules);
 }
 
 /* An accepted case: is the output the corpus's logical view? Fills detail fields of c. */
@@ -523,6 +544,12 @@ static int check_output(const pc_case *k, const char *out_path, unsigned ulp, bo
     if (lstat(out_path, &ost)) { add_problem(&mc, "exit 0 but no output file"); goto done; }
     /* Every reader process is dead by now, so what is checked here is what gets opened. */
     if (!S_ISREG(ost.st_mode)) { add_problem(&mc, "the output is %s, not a regular file", S_ISFIFO(ost.st_mode) ? "a FIFO" : S_ISLNK(ost.st_mode) ? "a symlink" : S_ISDIR(ost.st_mode) ? "a folder" : "a special file"); goto done; }
+    uint64_t hlen;
+    if (header_too_big(out_path, cJSON_GetObjectItem(k->expect, "modules"), &hlen)) {
+        add_problem(&mc, "the output declares a %llu-byte header, more than a view of %d module%s needs (not read)", (unsigned long long)hlen,
+                    cJSON_GetArraySize(cJSON_GetObjectItem(k->expect, "modules")), cJSON_GetArraySize(cJSON_GetObjectItem(k->expect, "modules")) == 1 ? "" : "s");
+        goto done;
+    }
     out = pc_input_open(out_path, NULL, &ocx);
     if (!out || ocx.oom || ocx.io_error || pc_rejected(&ocx) || out->is_gguf) {
         add_problem(&mc, "the output is not a valid safetensors file: %s", out && out->is_gguf ? "GGUF" : short_reason(&ocx));
