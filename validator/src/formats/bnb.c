@@ -11,6 +11,7 @@
  *
  * Logical view (CONTRACT 3): codes = the stored nibble; weight w = f32(table[q] * A[i // bs]), A the
  * absmax or, nested, f32(f32(nested_quant_map[absmax[j]] * nested_absmax[j // 256]) + offset). */
+#include "affine_params.h"
 #include "known_schemes.h"
 #include "qlinear.h"
 
@@ -331,6 +332,16 @@ static void bnb_check(pc_input *in, pc_ctx *cx)
         if (is_state(&in->tensors[i])) check_module(in, &in->tensors[i], cx);
         if (cx->oom || cx->io_error) return;
     }
+}
+
+int pc_bnb_params(const pc_module *pm, float **scales, size_t *blocksize, const float **table)
+{
+    if (pm->fmt != &pc_format_bnb) return -1;
+    const bnb_mod *b = pm->priv;
+    *scales = block_scales(b);
+    *blocksize = (size_t)b->blocksize;
+    *table = pc_bnb4_table(b->fp4);
+    return *scales ? 0 : -1;
 }
 
 static int bnb_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uint8_t *codes, float *weights, pc_ctx *cx)

@@ -9,6 +9,7 @@
  *
  * Logical view (CONTRACT 3): codes = q; weight w = rT(rT(s * q) + b), T the scales' dtype, as
  * mlx.core.dequantize computes it on the CPU (bit-exact with its output widened to f32). */
+#include "affine_params.h"
 #include "known_schemes.h"
 #include "qlinear.h"
 
@@ -296,6 +297,25 @@ static void mlx_check(pc_input *in, pc_ctx *cx)
     }
 }
 
+static pc_mlx_t scale_type(const pc_tensor *s)
+{
+    return s->dtype == PC_DT_F32 ? PC_MLX_T_F32 : s->dtype == PC_DT_BF16 ? PC_MLX_T_BF16 : PC_MLX_T_F16;
+}
+
+int pc_mlx_params(const pc_module *pm, float **scales, float **biases, size_t *group, pc_mlx_t *t)
+{
+    if (pm->fmt != &pc_format_mlx) return -1;
+    const mlx_mod *m = pm->priv;
+    size_t ng = (size_t)(m->rows * (m->cols / m->group));
+    *scales = ql_load_f32(m->scales, ng, MLX_TENSOR_LIMIT);
+    *biases = ql_load_f32(m->biases, ng, MLX_TENSOR_LIMIT);
+    *group = (size_t)m->group;
+    *t = scale_type(m->scales);
+    if (*scales && *biases) return 0;
+    free(*scales); free(*biases);
+    return -1;
+}
+
 static int mlx_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uint8_t *codes, float *weights, pc_ctx *cx)
 {
     (void)in;
@@ -312,8 +332,7 @@ static int mlx_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uin
     }
     pc_stream_fn(impl)(raw, m->bits, n, q);
     if (weights) {
-        pc_mlx_t t = m->scales->dtype == PC_DT_F32 ? PC_MLX_T_F32 : m->scales->dtype == PC_DT_BF16 ? PC_MLX_T_BF16 : PC_MLX_T_F16;
-        pc_mlx_affine(impl)(q, (size_t)m->rows, (size_t)m->cols, (size_t)m->group, s, b, t, weights);
+        pc_mlx_affine(impl)(q, (size_t)m->rows, (size_t)m->cols, (size_t)m->group, s, b, scale_type(m->scales), weights);
     }
     rc = 0;
 out:
