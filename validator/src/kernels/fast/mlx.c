@@ -3,8 +3,6 @@
  * rounds arithmetically). -ffp-contract=off keeps the two roundings mlx makes. */
 #include "../kernels.h"
 
-#include "../../core/util.h"
-
 #include <math.h>
 #include <string.h>
 
@@ -18,6 +16,18 @@ static inline float to_bf16(float x)
     if ((u & 0x7fffffffu) > 0x7f800000u) return x;
     u += 0x7fffu + ((u >> 16) & 1u);
     return float_of(u & 0xffff0000u);
+}
+
+/* Exact f16 -> f32, inline (the hot loop calls it per element). */
+static inline float widen_f16(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, mant = h & 0x3ffu;
+    if (e == 0) { /* zero or subnormal: mant * 2^-24 is exact */
+        float f = (float)mant * 0x1p-24f;
+        return float_of(bits_of(f) | sign);
+    }
+    if (e == 31) return float_of(sign | 0x7f800000u | (mant << 13));
+    return float_of(sign | ((e + 112u) << 23) | (mant << 13));
 }
 
 /* RNE to f16 (F. Giesen's float_to_half_fast3_rtne scheme), widened back exactly. */
@@ -36,7 +46,7 @@ static inline float to_f16(float x)
         u += 0xc8000fffu + odd; /* rebias exponent (15 - 127) << 23, then round */
         h = (uint16_t)(u >> 13);
     }
-    return pc_f16_to_f32((uint16_t)(h | (sign >> 16)));
+    return widen_f16((uint16_t)(h | (sign >> 16)));
 }
 
 static void group_f32(const uint8_t *q, size_t n, float s, float b, float *o)
