@@ -107,9 +107,9 @@ def module_tensors(m, w, quant_type, dq, blocksize):
     return t
 
 
-def probe_tensors(quant_type, dq):
+def probe_tensors(quant_type, dq, seed=None):
     import torch
-    g = torch.Generator().manual_seed(5 + 2 * dq + (quant_type == "fp4"))
+    g = torch.Generator().manual_seed(5 + 2 * dq + (quant_type == "fp4") if seed is None else seed)
     tensors, mods = {}, {}
     for name, shape, bs in SHAPES:
         w = (torch.randn(*shape, generator=g) * 2).to(torch.bfloat16)
@@ -231,10 +231,27 @@ def negatives(out, base):
     neg("neg-bnb005-nested-map-inf", "BNB-005", f"{A}.weight.nested_quant_map[7] = inf", t_edit=nan_map)
 
 
+def equiv_dq(out):
+    """The same bf16 weights quantized with and without double quantization: the codes agree (both
+    come from the exact absmax), the weights do not (the block scales are 8-bit quantized)."""
+    import bitsandbytes
+    cfgs = {dq: {"model_type": "probe", "quantization_config": bnb_config("nf4", dq)} for dq in (False, True)}
+    (ta, ma, _), (tb, mb, _) = probe_tensors("nf4", False, seed=21), probe_tensors("nf4", True, seed=21)
+    files = {"source/model.safetensors": st_bytes(ta), "source/config.json": cfgs[False],
+             "target/model.safetensors": st_bytes(tb), "target/config.json": cfgs[True]}
+    out.case(FAMILY, "equiv-dq-vs-plain-differ", verdict="pass", input="source", layout=LAYOUT, rules=RULES, modules=ma,
+             files=files, extra={"equiv": {"source": "source", "target": "target", "verdict": "differ", "rule": "EQ-003",
+                                           "bug_class": None, "caught_by": "equiv (codes equal, block scales differ)",
+                                           "target_modules": mb}},
+             source=f"bitsandbytes {bitsandbytes.__version__} quantize_4bit(nf4) of the same bf16 tensors without (source) "
+                    f"and with (target) compress_statistics")
+
+
 def _generate(out):
     made = probes(out)
     models(out)
     negatives(out, made["probe-nf4-dq"])
+    equiv_dq(out)
 
 
 if __name__ == "__main__":

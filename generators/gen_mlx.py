@@ -260,10 +260,27 @@ def negatives(out, base):
     neg("neg-mlx006-inf-bias", "MLX-006", f"{Q}.biases element 0 set to +inf", t_edit=inf_bias)
 
 
+def equiv_resave(out, base):
+    """mx.load + mx.save_safetensors of the 4-bit model: the same quantized model (CONTRACT 7)."""
+    import mlx.core as mx
+    cfg = json.loads(base["config.json"])
+    t = st_load(base["model.safetensors"])
+    target = dict(base, **{"model.safetensors": st_bytes(t)})
+    files = {f"source/{k}": v for k, v in base.items()}
+    files.update({f"target/{k}": v for k, v in target.items()})
+    mods = model_pins(base, cfg)
+    out.case(FAMILY, "equiv-resave-same", verdict="pass", input="source", layout=LAYOUT, rules=RULES, modules=mods,
+             files=files, extra={"equiv": {"source": "source", "target": "target", "verdict": "equal", "rule": None,
+                                           "bug_class": None, "caught_by": None,
+                                           "target_modules": model_pins(target, cfg)}},
+             source=f"mlx {mx.__version__}: model-4bit-g64 (source) and its mx.load + mx.save_safetensors re-save (target)")
+
+
 def _generate(out):
     probes(out)
     made = models(out)
     negatives(out, made["model-4bit-g64"])
+    equiv_resave(out, made["model-4bit-g64"])
 
 
 if __name__ == "__main__":
