@@ -12,7 +12,10 @@ import struct
 # The parts of a pinned module M: M.<part> (GGUF: M.weight or M itself).
 MODULE_PARTS = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape",
                 "weight_global_scale", "input_global_scale", "weight", "weight_scale_2", "input_scale",
-                "qweight", "qzeros", "scales", "g_idx"}
+                "qweight", "qzeros", "scales", "g_idx", "biases"}
+# Parts with dots (bitsandbytes 4-bit: M.weight.absmax, M.weight.quant_state.bitsandbytes__nf4, ...).
+DOTTED_PARTS = ("weight.absmax", "weight.quant_map", "weight.nested_absmax", "weight.nested_quant_map",
+                "weight.quant_state.bitsandbytes__nf4", "weight.quant_state.bitsandbytes__fp4")
 PLAIN_ST = {"F16", "BF16", "F32", "F64", "BOOL", "I64"}
 PLAIN_GGUF = {0, 1, 30, 28, 24, 25, 26, 27}  # F32 F16 BF16 F64 I8 I16 I32 I64
 
@@ -87,6 +90,9 @@ def tensor_accounting(case_dir, input_rel, modules):
             else:
                 m, _, part = name.rpartition(".")
                 checked = m in mods and part in MODULE_PARTS
+                for dotted in DOTTED_PARTS:
+                    if not checked and name.endswith("." + dotted) and name[:-len(dotted) - 1] in mods:
+                        m, part, checked = name[:-len(dotted) - 1], dotted, True
             plain = (ggml in PLAIN_GGUF) if gguf else (dtype in PLAIN_ST)
             rows.append((m, part, "checked" if checked else "plain" if plain else "unchecked"))
     quantized = {m for m, part, c in rows if c == "unchecked" and part == "weight"}

@@ -4,6 +4,8 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
+#include "../formats/affine_params.h"
+#include "../kernels/kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@ static const struct { const char *id, *title; int variants; } k_bugs[PC_BUG_COUN
     [PC_BUG_PAD_NOT_SLICED] = {"pad-not-sliced", "padded columns not sliced off (width taken from the packed tensor, not weight_shape)", 1},
     [PC_BUG_GLOBAL_SCALE_MUL] = {"global-scale-multiplied", "NVFP4 global scale multiplied instead of divided (or the reverse)", 1},
     [PC_BUG_ZERO_WRAP] = {"zero-wrap", "GPTQ v1 zero point stored as 2^b - 1 decoded as (stored + 1) & mask = 0 instead of 2^b", 1},
+    [PC_BUG_MLX_BIAS_SUB] = {"mlx-bias-sub", "MLX affine bias subtracted instead of added (w = s*q - b)", 1},
     [PC_BUG_GLOBAL_SCALE_RECIP] = {"global-scale-reciprocal", "NVFP4 global scale converted through its reciprocal (1/(1/x) is not x in f32; ModelOpt <-> compressed-tensors names)", 1},
 };
 
@@ -47,6 +50,8 @@ static bool layout_ct_int(const char *l) { return !strcmp(l, "ct-dense") || !str
 static bool layout_gptq(const char *l) { return is_prefix(l, "gptq"); }
 static bool layout_awq(const char *l) { return is_prefix(l, "awq"); }
 static bool layout_nvfp4(const char *l) { return is_prefix(l, "nvfp4"); }
+static bool layout_bnb(const char *l) { return !strcmp(l, "bnb-4bit"); }
+static bool layout_mlx(const char *l) { return !strcmp(l, "mlx-affine"); }
 static bool layout_q4_0(const char *l) { return !strcmp(l, "gguf") || !strcmp(l, "q4_0") || is_prefix(l, "gguf-q4"); }
 
 /* ---- reading parameter tensors ---- */
@@ -367,6 +372,7 @@ out:
 
 static float weight_of(const dg_module *m, int v, float s, int zq)
 {
+    if (m->table) return m->table[v & 15] * s;
     if (m->fp4) {
         float e = k_e2m1[v & 7];
         return (v & 8 ? -e : e) * s;
@@ -387,6 +393,42 @@ bool dg_f32_close(float a, float b, unsigned ulp)
     int64_t ib = ub & 0x80000000u ? -(int64_t)(ub & 0x7fffffffu) : (int64_t)ub;
     int64_t d = ia > ib ? ia - ib : ib - ia;
     return d <= (int64_t)ulp;
+}
+
+/* MLX: w = rT(rT(s * q) + sign * b), computed by the oracle kernel one element at a time. */
+static float mlx_weight(const dg_module *m, size_t i, int v, float sign)
+{
+    uint8_t q = (uint8_t)v;
+    float s = m->s[i], b = sign * m->bias[i], w;
+    pc_mlx_affine_ref(&q, 1, 1, 1, &s, &b, (pc_mlx_t)m->mlx_t, &w);
+    return w;
+}
+
+/* MLX and bitsandbytes take their parameters from their own modules (formats/affine_params.h). */
+static int params_affine(const pc_module *pm, dg_module *m, params *p)
+{
+    float *sc = NULL, *bi = NULL;
+    size_t group = 0;
+    pc_mlx_t t = PC_MLX_T_F32;
+    const float *table = NULL;
+    bool mlx = layout_mlx(m->layout);
+    int rc = mlx ? pc_mlx_params(pm, &sc, &bi, &group, &t) : pc_bnb_params(pm, &sc, &group, &table);
+    if (rc || !group) { snprintf(m->note, sizeof m->note, "%s parameters unreadable", m->layout); free(sc); free(bi); return 1; }
+    if (params_alloc(p, m->numel, false, false)) { free(sc); free(bi); return -1; }
+    for (size_t i = 0; i < m->numel; i++) {
+        size_t g = mlx ? i / m->K * (m->K / group) + i % m->K / group : i / group;
+        p->s[i] = sc[g];
+        p->zq[i] = 0;
+    }
+    if (mlx) {
+        m->bias = malloc(m->numel * sizeof *m->bias);
+        if (!m->bias) { free(sc); free(bi); return -1; }
+        for (size_t i = 0; i < m->numel; i++) m->bias[i] = bi[i / m->K * (m->K / group) + i % m->K / group];
+        m->mlx_t = (int)t;
+    }
+    m->table = table;
+    free(sc); free(bi);
+    return 0;
 }
 
 int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes, const float *weights, dg_module *m)
@@ -414,12 +456,19 @@ int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes
            : layout_q4_0(m->layout) ? params_q4_0(in, m, &p)
            : layout_nvfp4(m->layout) ? params_nvfp4(in, m, &p)
            : layout_ct_int(m->layout) ? params_ct(in, m, &p)
+           : layout_mlx(m->layout) || layout_bnb(m->layout) ? params_affine(pm, m, &p)
            : (snprintf(m->note, sizeof m->note, "layout %s has no weight-level diagnosis", m->layout), 1);
     if (rc < 0) { params_free(&p); return -1; }
     if (rc > 0) { params_free(&p); return 0; }
     /* Trust the parameters only if they reproduce the reference weights exactly. */
     for (size_t i = 0; i < m->numel; i++) {
-        if (!dg_f32_close(weight_of(m, codes[i], p.s[i], p.zq[i]), weights[i], 0)) {
+        m->s = p.s; /* mlx_weight reads m->s */
+        float w = m->bias ? mlx_weight(m, i, codes[i], 1.0f) : weight_of(m, codes[i], p.s[i], p.zq[i]);
+        m->s = NULL;
+        if (!dg_f32_close(w, weights[i], 0)) {
+            free(m->bias);
+            m->bias = NULL;
+            m->table = NULL;
             snprintf(m->note, sizeof m->note, "re-derived weights differ from the reference at element %zu", i);
             params_free(&p);
             return 0;
@@ -432,9 +481,10 @@ int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes
 
 void dg_module_free(dg_module *m)
 {
-    free(m->s); free(m->zq); free(m->s_nog); free(m->zq_nog); free(m->s_alt); free(m->s_recip); free(m->zq_layout);
+    free(m->s); free(m->zq); free(m->s_nog); free(m->zq_nog); free(m->s_alt); free(m->s_recip); free(m->zq_layout); free(m->bias);
     m->s = m->s_nog = m->s_alt = m->s_recip = NULL;
     m->zq = m->zq_nog = m->zq_layout = NULL;
+    m->bias = NULL;
 }
 
 void dg_out_free(dg_out *o)
@@ -500,6 +550,11 @@ static bool remap_nibble_swap(const dg_module *m, int64_t *src)
         for (uint64_t n = 0; n < m->N; n++)
             for (uint64_t k = 0; k < m->K; k++) {
                 uint64_t n2 = n, k2 = k;
+                if (layout_bnb(l)) { /* byte i: flat elements 2i (high) and 2i + 1 (low), across rows */
+                    size_t i = idx(m, e, n, k), j = i ^ 1;
+                    src[i] = j < m->numel ? (int64_t)j : -1;
+                    continue;
+                }
                 if (layout_q4_0(l)) k2 = k ^ 16;       /* byte j: element j low, j + 16 high */
                 else if (layout_nvfp4(l)) k2 = k ^ 1;  /* byte i: element 2i low, 2i + 1 high */
                 else if (m->bits != 4) return false;
@@ -605,6 +660,17 @@ static int sim_params(const dg_module *m, pc_bug b, int variant, dg_out *out)
     const int16_t *zq = m->zq;
     int dz = 0, wrap = 0;
     if (!m->s) return 1;
+    if (b == PC_BUG_MLX_BIAS_SUB) {
+        if (!m->bias) return 1;
+        out->K = m->K;
+        out->codes = malloc(m->numel ? m->numel : 1);
+        out->weights = malloc((m->numel ? m->numel : 1) * sizeof *out->weights);
+        if (!out->codes || !out->weights) return -1;
+        memcpy(out->codes, m->codes, m->numel);
+        for (size_t i = 0; i < m->numel; i++) out->weights[i] = mlx_weight(m, i, m->codes[i], -1.0f);
+        return 0;
+    }
+    if (m->bias || m->table) return 1; /* the integer/zero-point bugs below do not apply */
     if (b == PC_BUG_ZERO_OFF_BY_ONE) {
         if (m->fp4 || layout_q4_0(m->layout)) return 1;
         dz = variant ? 1 : -1;

@@ -26,6 +26,7 @@ typedef enum pc_bug {
     PC_BUG_CT_LAYOUT,        /* compressed-tensors dense read as legacy (word-aligned) or the reverse */
     PC_BUG_PAD_NOT_SLICED,   /* padded columns kept: width from the packed tensor, not weight_shape */
     PC_BUG_GLOBAL_SCALE_MUL, /* NVFP4 global scale multiplied instead of divided (or the reverse) */
+    PC_BUG_MLX_BIAS_SUB,     /* MLX affine bias subtracted instead of added: w = s*q - b */
     PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
                                 diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */
@@ -54,6 +55,9 @@ typedef struct dg_module {
     float *s_alt;           /* NVFP4: global scale applied the other way round */
     float *s_recip;         /* NVFP4: global scale inverted, then applied the other way round */
     int16_t *zq_layout;     /* compressed-tensors: a packed zero point read in the other layout */
+    const float *table;     /* bitsandbytes 4-bit: weights are table[code] * s (s the block scale) */
+    float *bias;            /* MLX affine: weights are rT(rT(s * code) + bias), T = mlx_t */
+    int mlx_t;
     uint64_t packed_w;      /* compressed-tensors: int32 words per packed row (0 otherwise) */
     char note[160];         /* why parameters are missing, if they are */
 } dg_module;

@@ -67,6 +67,40 @@ void pc_q4_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 typedef void (*pc_q4_0_fn)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 static inline pc_q4_0_fn pc_q4_0_fn_for(pc_impl impl) { return impl == PC_IMPL_REF ? pc_q4_0_decode_ref : pc_q4_0_decode_fast; }
 
+/* MLX affine (FORMATS-2.md D; ml-explore/mlx mlx/backend/cpu/quantized.cpp _dequantize): the codes
+ * are the LE bit stream above over the whole U32 tensor (rows are whole words). T is the dtype of
+ * scales and biases; mlx computes in T, so the weight is w = rT(rT(s * q) + b), rT the
+ * round-to-nearest-even into T (identity for F32: two f32 roundings, no FMA). scales and biases
+ * hold rows*(cols/group) values already widened exactly to f32; cols is a multiple of group;
+ * codes and out hold rows*cols entries. */
+typedef enum { PC_MLX_T_F32 = 0, PC_MLX_T_BF16, PC_MLX_T_F16 } pc_mlx_t;
+void pc_mlx_affine_ref(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
+                       const float *biases, pc_mlx_t t, float *out);
+void pc_mlx_affine_fast(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
+                        const float *biases, pc_mlx_t t, float *out);
+typedef void (*pc_mlx_affine_fn)(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
+                                 const float *biases, pc_mlx_t t, float *out);
+static inline pc_mlx_affine_fn pc_mlx_affine(pc_impl impl) { return impl == PC_IMPL_REF ? pc_mlx_affine_ref : pc_mlx_affine_fast; }
+
+/* bitsandbytes 4-bit (FORMATS-2.md E; bitsandbytes backends/default/ops.py): the blocks run over the
+ * flattened tensor; byte i holds element 2i in its HIGH nibble and element 2i+1 in its low one (an
+ * odd n leaves the last low nibble as padding). src holds ceil(n/2) bytes, out n codes. */
+void pc_bnb4_unpack_ref(const uint8_t *src, size_t n, uint8_t *out);
+void pc_bnb4_unpack_fast(const uint8_t *src, size_t n, uint8_t *out);
+/* The 16-entry codebook as f32: NF4 (get_4bit_type("nf4")) or bitsandbytes' own FP4 (not E2M1:
+ * 0, 1/192, 2/3, 1, 1/3, 1/2, 1/6, 1/4, then the same negated). FP4 code 8 is +0.0: the saved
+ * quant_map, the default (torch) backend and the vectorised CPU kernel give +0.0; only the scalar CPU
+ * kernel gives -0.0, so the sign bit lives in the code alone. */
+const float *pc_bnb4_table(bool fp4);
+/* out[i] = f32(table[codes[i]] * absmax[i / blocksize]), one rounding; codes and out hold n
+ * entries, absmax ceil(n / blocksize). */
+void pc_bnb4_dequant_ref(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
+void pc_bnb4_dequant_fast(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
+typedef void (*pc_bnb4_unpack_fn)(const uint8_t *src, size_t n, uint8_t *out);
+typedef void (*pc_bnb4_dequant_fn)(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
+static inline pc_bnb4_unpack_fn pc_bnb4_unpack(pc_impl impl) { return impl == PC_IMPL_REF ? pc_bnb4_unpack_ref : pc_bnb4_unpack_fast; }
+static inline pc_bnb4_dequant_fn pc_bnb4_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_bnb4_dequant_ref : pc_bnb4_dequant_fast; }
+
 /* Select an implementation: the oracle or the fast path. */
 typedef void (*pc_unpack_fn)(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 static inline pc_unpack_fn pc_stream_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_stream_unpack_ref : pc_stream_unpack_fast; }

@@ -1,0 +1,102 @@
+/* bitsandbytes 4-bit: the oracle and the fast unpack/dequantize held equal (odd and even element
+ * counts, every blocksize, partial last blocks), the nibble order and the FP4 table pinned, and the
+ * BNB-006 limit on a sparse file. The library-written cases live in fixtures/bnb. */
+#include "core/util.h"
+#include "kernels/kernels.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "testlib.h"
+
+static uint64_t g_rng = 0x2545f4914f6cdd1dull;
+static uint32_t rnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return (uint32_t)(g_rng >> 16);
+}
+
+static void oracle_vs_fast(void)
+{
+    static const size_t bss[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+    for (int iter = 0; iter < 200; iter++) {
+        size_t n = 1 + rnd() % 5000, bs = bss[rnd() % 8], nb = (n + bs - 1) / bs, nbytes = (n + 1) / 2;
+        uint8_t *src = malloc(nbytes), *c1 = malloc(n), *c2 = malloc(n);
+        float *am = malloc(nb * 4), *w1 = malloc(n * 4), *w2 = malloc(n * 4);
+        for (size_t i = 0; i < nbytes; i++) src[i] = (uint8_t)rnd();
+        for (size_t j = 0; j < nb; j++) am[j] = (float)(rnd() % 100000) / 997.0f;
+        pc_bnb4_unpack_ref(src, n, c1);
+        pc_bnb4_unpack_fast(src, n, c2);
+        CHECK(!memcmp(c1, c2, n), "unpack n=%zu differs", n);
+        CHECK(c1[0] == src[0] >> 4, "element 0 is the high nibble");
+        const float *t = pc_bnb4_table(iter % 2);
+        pc_bnb4_dequant_ref(c1, n, t, am, bs, w1);
+        pc_bnb4_dequant_fast(c1, n, t, am, bs, w2);
+        CHECK(!memcmp(w1, w2, n * 4), "dequant n=%zu bs=%zu %s differs", n, bs, iter % 2 ? "fp4" : "nf4");
+        free(src); free(c1); free(c2); free(am); free(w1); free(w2);
+    }
+}
+
+static void tables(void)
+{
+    const float *fp4 = pc_bnb4_table(true), *nf4 = pc_bnb4_table(false);
+    CHECK(fp4[1] == (float)(1.0 / 192) && fp4[2] == (float)(2.0 / 3) && fp4[6] == (float)(1.0 / 6), "FP4 is bitsandbytes' table, not E2M1");
+    CHECK(fp4[8] == 0.0f && !signbit(fp4[8]) && signbit(fp4[9]), "FP4 code 8 is +0.0, 9..15 negative");
+    CHECK(nf4[0] == -1.0f && nf4[7] == 0.0f && nf4[15] == 1.0f, "NF4 ends and zero");
+    for (int k = 1; k < 16; k++) CHECK(nf4[k] > nf4[k - 1], "NF4 ascending at %d", k);
+}
+
+/* A module of 2^31 elements (1 GiB of packed bytes, sparse): BNB-006 before any data read. */
+static void limit_sparse(void)
+{
+    char dir[256], p[512], cp[512];
+    test_tmpdir(dir, sizeof dir, "bnb");
+    const char *js = "{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"bfloat16\", \"shape\": [65536, 32768]}";
+    size_t jl = strlen(js);
+    uint64_t n = 1ull << 31, wb = n / 2, ab = n / 64 * 4;
+    char hdr[1024];
+    int h = snprintf(hdr, sizeof hdr,
+                     "{\"m.weight\":{\"dtype\":\"U8\",\"shape\":[%llu,1],\"data_offsets\":[%zu,%llu]},"
+                     "\"m.weight.absmax\":{\"dtype\":\"F32\",\"shape\":[%llu],\"data_offsets\":[%llu,%llu]},"
+                     "\"m.weight.quant_map\":{\"dtype\":\"F32\",\"shape\":[16],\"data_offsets\":[%llu,%llu]},"
+                     "\"m.weight.quant_state.bitsandbytes__nf4\":{\"dtype\":\"U8\",\"shape\":[%zu],\"data_offsets\":[0,%zu]}}",
+                     (unsigned long long)wb, jl, (unsigned long long)(jl + wb), (unsigned long long)(n / 64),
+                     (unsigned long long)(jl + wb), (unsigned long long)(jl + wb + ab), (unsigned long long)(jl + wb + ab),
+                     (unsigned long long)(jl + wb + ab + 64), jl, jl);
+    while (h % 8) hdr[h++] = ' ';
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    uint8_t len[8] = {(uint8_t)h, (uint8_t)(h >> 8), 0, 0, 0, 0, 0, 0};
+    bool ok = fd >= 0 && write(fd, len, 8) == 8 && write(fd, hdr, (size_t)h) == h && write(fd, js, jl) == (ssize_t)jl &&
+              !ftruncate(fd, (off_t)(8 + (uint64_t)h + jl + wb + ab + 64));
+    if (fd >= 0) close(fd);
+    snprintf(cp, sizeof cp, "%s/config.json", dir);
+    FILE *f = fopen(cp, "w");
+    if (f) { fputs("{\"quantization_config\": {\"quant_method\": \"bitsandbytes\", \"load_in_4bit\": true}}\n", f); fclose(f); }
+    CHECK(ok && f, "write the sparse checkpoint");
+    pc_ctx cx;
+    pc_ctx_init(&cx, PC_PROFILE_STRICT);
+    pc_input *in = pc_input_open(dir, NULL, &cx);
+    if (in) pc_validate(in, &cx);
+    CHECK(in && pc_rule_status(&cx, pc_rule_find("BNB-006")) == PC_STATUS_FAIL, "BNB-006 fails on a 2^31-element module");
+    CHECK(in && pc_rule_status(&cx, pc_rule_find("BNB-003")) == PC_STATUS_PASS, "the tensors agree with the state");
+    pc_input_free(in);
+    pc_ctx_free(&cx);
+    unlink(p);
+    unlink(cp);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    oracle_vs_fast();
+    tables();
+    limit_sparse();
+    return test_finish();
+}
