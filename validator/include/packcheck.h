@@ -198,6 +198,17 @@ typedef struct pc_module {
     void *priv;                   /* the format's own description of the module */
 } pc_module;
 
+/* Per-group dequantisation parameters a format hands to diagnosis (pc_format.group_params), so
+ * harness/diagnose.c can re-derive weights without knowing the format: fresh arrays, caller frees. */
+typedef struct pc_group_params {
+    float *scales;            /* one per group */
+    float *biases;            /* one per group, NULL when the format has none */
+    size_t group;             /* elements per group: along each row when row_groups, else over the flat tensor */
+    bool row_groups;
+    int scale_type;           /* the format's rounding type for its weight formula (MLX: pc_mlx_t) */
+    const float *table;       /* codebook indexed by code, NULL when codes are integers */
+} pc_group_params;
+
 /* Why a tensor that no module claimed was not checked (pc_format.explain). */
 typedef struct pc_explain {
     char scheme[96];   /* "compressed-tensors float-quantized FP8 E4M3, block 128x128" */
@@ -224,6 +235,8 @@ typedef struct pc_format {
      * gets without --tolerance (0: exact), and pair_check reports the contract's rules into cx. */
     bool (*pair_detect)(const pc_input *source, const pc_input *target, unsigned *default_ulp);
     void (*pair_check)(const pc_input *source, const pc_input *target, pc_ctx *cx);
+    /* Optional, for certify's diagnosis: module pm's per-group parameters. Returns 0, or -1. */
+    int (*group_params)(const pc_module *pm, pc_group_params *out);
 } pc_format;
 
 extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/formats.c */

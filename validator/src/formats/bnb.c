@@ -17,7 +17,6 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <cjson/cJSON.h>
@@ -382,5 +381,11 @@ static bool bnb_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
     return true;
 }
 
+static int bnb_group_params(const pc_module *pm, pc_group_params *out)
+{
+    memset(out, 0, sizeof *out);
+    return pc_bnb_params(pm, &out->scales, &out->group, &out->table);
+}
+
 const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
-                                 .module_free = free, .explain = bnb_explain};
+                                 .module_free = free, .explain = bnb_explain, .group_params = bnb_group_params};

@@ -15,7 +15,6 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <cjson/cJSON.h>
@@ -356,5 +355,15 @@ static bool mlx_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
     return true;
 }
 
+static int mlx_group_params(const pc_module *pm, pc_group_params *out)
+{
+    pc_mlx_t t = PC_MLX_T_F32;
+    memset(out, 0, sizeof *out);
+    out->row_groups = true;
+    int rc = pc_mlx_params(pm, &out->scales, &out->biases, &out->group, &t);
+    out->scale_type = (int)t;
+    return rc;
+}
+
 const pc_format pc_format_mlx = {.name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
-                                 .module_free = free, .explain = mlx_explain};
+                                 .module_free = free, .explain = mlx_explain, .group_params = mlx_group_params};

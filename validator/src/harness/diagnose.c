@@ -4,7 +4,6 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
-#include "../formats/affine_params.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
@@ -404,15 +403,17 @@ static float mlx_weight(const dg_module *m, size_t i, int v, float sign)
     return w;
 }
 
-/* MLX and bitsandbytes take their parameters from their own modules (formats/affine_params.h). */
+/* Formats with per-group scales (MLX, bitsandbytes) hand their parameters over themselves
+ * (pc_format.group_params): diagnosis does not re-derive them. */
 static int params_affine(const pc_module *pm, dg_module *m, params *p)
 {
-    float *sc = NULL, *bi = NULL;
-    size_t group = 0;
-    pc_mlx_t t = PC_MLX_T_F32;
-    const float *table = NULL;
-    bool mlx = layout_mlx(m->layout);
-    int rc = mlx ? pc_mlx_params(pm, &sc, &bi, &group, &t) : pc_bnb_params(pm, &sc, &group, &table);
+    pc_group_params gp = {0};
+    int rc = pm->fmt && pm->fmt->group_params ? pm->fmt->group_params(pm, &gp) : -1;
+    float *sc = gp.scales, *bi = gp.biases;
+    size_t group = gp.group;
+    pc_mlx_t t = (pc_mlx_t)gp.scale_type;
+    const float *table = gp.table;
+    bool mlx = gp.row_groups;
     if (rc || !group) { snprintf(m->note, sizeof m->note, "%s parameters unreadable", m->layout); free(sc); free(bi); return 1; }
     if (params_alloc(p, m->numel, false, false)) { free(sc); free(bi); return -1; }
     for (size_t i = 0; i < m->numel; i++) {
