@@ -88,8 +88,45 @@ def q4_0_view(raw):
     return codes, w
 
 
+# The other decoded block types (formats/gguf_blocks.c): bytes per block, offset of the signed
+# quant, fp16 fields (d, then m for the "_1" types), which dequantize gives with d = 1 and m = 0.
+BLOCKS = {QT.Q8_0: (34, 0, 1), QT.Q4_1: (20, 0, 2), QT.Q5_0: (22, 16, 1), QT.Q5_1: (24, 0, 2)}
+
+
+def block_view(raw, qt):
+    """(codes u8, weights f32) of raw Q8_0/Q4_1/Q5_0/Q5_1 bytes, both by gguf's dequantize: weights
+    as stored; codes from the same blocks with d = 1 and m = 0, so dequantize returns the integer
+    quant in gguf's element order (Q5_0 minus 16; Q8_0 the int8, whose byte is the code). The
+    contract's form (CONTRACT 3: f32(x) * d, then + m) is asserted equal to gguf's bit for bit."""
+    size, off, nf = BLOCKS[qt]
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.size == 0:
+        return np.zeros(0, np.uint8), np.zeros(0, np.float32)
+    w = dequantize(raw, qt).astype(np.float32, copy=False)
+    blocks = raw.reshape(-1, size).copy()
+    blocks[:, 0:2] = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+    if nf == 2:
+        blocks[:, 2:4] = 0
+    x = dequantize(blocks.reshape(raw.shape), qt)
+    xi = x.astype(np.int64) + off
+    assert np.array_equal(xi.astype(np.float32) - off, x)
+    codes = (xi & 0xFF).astype(np.uint8)  # Q8_0: the int8 byte as stored
+    fields = raw.reshape(-1, size)[:, 0:2 * nf].copy().view(np.float16).astype(np.float32)
+    xq = (xi.reshape(-1, 32) - off).astype(np.float32)
+    contract = xq * fields[:, 0:1]
+    if nf == 2:
+        contract = contract + fields[:, 1:2]
+    with np.errstate(invalid="ignore"):
+        same = contract.reshape(w.shape).view(np.uint32) == w.view(np.uint32)
+    assert same.all(), f"gguf dequantize != contract form for {qt.name}"
+    return codes, w
+
+
+BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5}
+
+
 def pins(data):
-    """Module pins of every Q4_0 tensor of a GGUF file, read back with gguf's GGUFReader."""
+    """Module pins of every decoded block-type tensor of a GGUF file, read back with GGUFReader."""
     fd, path = tempfile.mkstemp(suffix=".gguf")
     with os.fdopen(fd, "wb") as f:
         f.write(data)
@@ -97,11 +134,12 @@ def pins(data):
         r = gguf.GGUFReader(path)
         mods = {}
         for t in r.tensors:
-            if t.tensor_type != QT.Q4_0:
+            if t.tensor_type not in BITS:
                 continue
-            codes, w = q4_0_view(np.array(t.data))
+            raw = np.array(t.data)
+            codes, w = q4_0_view(raw) if t.tensor_type == QT.Q4_0 else block_view(raw, t.tensor_type)
             prefix = t.name[:-len(".weight")] if t.name.endswith(".weight") and len(t.name) > 7 else t.name
-            mods[prefix] = module_pin(logical_shape(t.shape), 4, codes.tobytes(), w.astype("<f4").tobytes())
+            mods[prefix] = module_pin(logical_shape(t.shape), BITS[t.tensor_type], codes.tobytes(), w.astype("<f4").tobytes())
         return mods
     finally:
         os.unlink(path)
@@ -192,12 +230,17 @@ def gen_valid(out):
                             ("c.q8_0.weight", q8, QT.Q8_0), ("d.q4_1.weight", q41, QT.Q4_1),
                             ("e.q4_0.weight", q4(down[:4]), QT.Q4_0)])
     out.case("gguf", "mixed-types", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
-             source=f"{SRC_W}: F32, F16, Q8_0 and Q4_1 (gguf.quants.quantize) described and skipped beside one Q4_0 tensor",
+             source=f"{SRC_W}: F32, F16, Q8_0 and Q4_1 (gguf.quants.quantize) beside one Q4_0 tensor: all three block types decoded",
              rules=["GGUF-022", "GGUF-023", "GGUF-024"], modules=pins(data))
     data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("c.q8_0.weight", q8, QT.Q8_0)])
     out.case("gguf", "no-q4_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
-             source=f"{SRC_W}: F32 and Q8_0 only: a valid container with nothing for the Q4_0 module",
-             rules=["GGUF-022", "GGUF-028"], modules={})
+             source=f"{SRC_W}: F32 and Q8_0 only: a valid container without Q4_0, its Q8_0 tensor decoded",
+             rules=["GGUF-022", "GGUF-028", "GQ-001", "GQ-002"], modules=pins(data))
+    q6k = np.zeros((2, 210), np.uint8)  # two all-zero Q6_K blocks: a type not decoded yet
+    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.q6_k.weight", q6k, QT.Q6_K)])
+    out.case("gguf", "unchecked-q6_k", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32 and a [2, 256] Q6_K tensor (raw zero blocks): a block type not decoded yet is unchecked",
+             rules=["GGUF-022"], modules={})
     data = write_with_gguf([], kvs={"general.name": "metadata only"})
     out.case("gguf", "metadata-only", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
              source=f"{SRC_W}: no tensors (the data section starts unpadded at the header end)", rules=["GGUF-004", "GGUF-011"])
@@ -423,6 +466,124 @@ def gen_q40(out, v3):
              source=f"{SRC_H}: Q4_0 tensors blk.0.attn_q and blk.0.attn_q.weight map to one module prefix", rules=["Q40-003"])
 
 
+# ---------------------------------------------------------------------------------------------
+# family gq: Q8_0, Q4_1, Q5_0, Q5_1
+
+SRC_GQ = f"gguf {VER} GGUFWriter + gguf.quants.quantize"
+F16 = lambda bits: np.array([bits], np.uint16).view(np.float16)[0]  # noqa: E731
+
+
+def pack_blocks(qt, codes, d, m=None):
+    """Blocks of one of the GQ types from codes [rows, K] (K % 32 == 0, the stored quant: Q8_0 the
+    int8 byte as u8, else 0..15 / 0..31) and one fp16 d (and m) per block, from ggml's block structs:
+    Q8_0 d, qs[32]; Q4_1 d, m, qs[16]; Q5_0 d, qh (LE u32, bit e = bit 4 of code e), qs[16];
+    Q5_1 d, m, qh, qs[16]; qs byte j = low 4 bits of code j | those of code j+16 << 4."""
+    codes = np.asarray(codes, dtype=np.uint8)
+    rows, k = codes.shape
+    nb = k // 32
+    blk = codes.reshape(rows, nb, 32)
+
+    def half(v):
+        return np.broadcast_to(np.asarray(v, dtype=np.float16), (rows, nb)).copy().view(np.uint8).reshape(rows, nb, 2)
+
+    parts = [half(d)]
+    if qt in (QT.Q4_1, QT.Q5_1):
+        parts.append(half(m))
+    if qt == QT.Q8_0:
+        parts.append(blk)
+    else:
+        if qt in (QT.Q5_0, QT.Q5_1):
+            hb = ((blk >> 4) & 1).astype(np.uint32) << np.arange(32, dtype=np.uint32)
+            parts.append(hb.sum(axis=-1, dtype=np.uint32).astype("<u4").view(np.uint8).reshape(rows, nb, 4))
+        lo = blk & 15
+        parts.append(lo[..., :16] | (lo[..., 16:] << 4))
+    return np.concatenate(parts, axis=-1).reshape(rows, nb * BLOCKS[qt][0])
+
+
+MAXCODE = {QT.Q8_0: 256, QT.Q4_1: 16, QT.Q5_0: 32, QT.Q5_1: 32}
+ALLMAX = {QT.Q8_0: 0x7F, QT.Q4_1: 15, QT.Q5_0: 31, QT.Q5_1: 31}
+GQ_TYPES = (QT.Q8_0, QT.Q4_1, QT.Q5_0, QT.Q5_1)
+
+
+def gen_gq(out):
+    rng = np.random.default_rng(20261201)
+    # gguf-py's own quantizers (held bit-exact to ggml's quantize_row_<type>_ref by gguf's tests):
+    # 2-D, MoE 3-D and 1-D tensors of each type, one row all zero.
+    ts = []
+    for qt in GQ_TYPES:
+        t = qt.name.lower()
+        x = rng.standard_normal((16, 128)).astype(np.float32)
+        x[3] = 0.0
+        ts += [(f"blk.0.{t}_2d.weight", quantize(x, qt), qt),
+               (f"blk.0.{t}_exps.weight", quantize(rng.standard_normal((2, 8, 64)).astype(np.float32), qt), qt),
+               (f"{t}_1d", quantize(rng.standard_normal(96).astype(np.float32), qt), qt)]
+    ts.append(("output_norm.weight", rng.standard_normal(128).astype(np.float32), None))
+    data = write_with_gguf(ts)
+    out.case("gq", "quantized", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_GQ}(Q8_0, Q4_1, Q5_0, Q5_1) of seeded randn: [16,128] with one all-zero row, MoE [2,8,64], "
+                    f"1-D [96] named without .weight, per type; an F32 norm beside them",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    # Probes packed from the layout (the reference quantizers cannot emit them): random codes with
+    # mixed-sign scales, patterned codes, all-max codes, and fp16 specials for d and m: subnormal
+    # (0x0001, 0x03ff), +0, -0, negative, large (65504).
+    specials = [F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(65504), np.float16(0.5)]
+    ts = []
+    for qt in GQ_TYPES:
+        t = qt.name.lower()
+        mx = MAXCODE[qt]
+        rand = rng.integers(0, mx, size=(8, 256), dtype=np.int64).astype(np.uint8)
+        nblk = 8 * 8
+        d = np.array([specials[i % len(specials)] for i in range(nblk)], np.float16).reshape(8, 8)
+        m = np.array([specials[(i * 3 + 1) % len(specials)] for i in range(nblk)], np.float16).reshape(8, 8)
+        r, c = np.meshgrid(np.arange(4), np.arange(64), indexing="ij")
+        patterned = ((r * 7 + c * 3) % mx).astype(np.uint8)
+        ts += [(f"probe.{t}.random.weight", pack_blocks(qt, rand, d, m), qt),
+               (f"probe.{t}.patterned.weight", pack_blocks(qt, patterned, np.float16(0.125), np.float16(-1.0)), qt),
+               (f"probe.{t}.allmax.weight", pack_blocks(qt, np.full((2, 64), ALLMAX[qt], np.uint8), np.float16(-1.5), np.float16(2.0)), qt)]
+        for codes, (_, packed, _) in zip((rand, patterned), ts[-3:]):  # gguf reads back the codes packed here
+            assert np.array_equal(block_view(packed, qt)[0].reshape(codes.shape), codes), qt.name
+        if qt == QT.Q8_0:  # the int8 extremes: -128 (byte 0x80) and -1 (0xff)
+            ts.append(("probe.q8_0.min.weight", pack_blocks(qt, np.tile(np.array([0x80, 0xFF, 0x00, 0x01], np.uint8), (2, 16)), np.float16(3.0)), qt))
+    data = write_with_gguf(ts)
+    out.case("gq", "probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: per type, random codes [8,256] (numpy default_rng(20261201)) with d and m cycling through fp16 "
+                    f"0x0001, 0x03ff (subnormal), +0, -0, -0.75, 65504, 0.5; patterned (r*7+c*3) % max [4,64]; all-max codes "
+                    f"[2,64] with d = -1.5, m = 2; Q8_0 also -128/-1/0/1; packed from ggml's block structs",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    # A llama-quantize-shaped file: Q4_0 and Q4_1 layers, output.weight in Q8_0 (llama-quantize's
+    # fallback for the output tensor), F32 norms.
+    x = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    ts = [("token_embd.weight", quantize(x(32, 64), QT.Q4_0), QT.Q4_0),
+          ("blk.0.attn_norm.weight", x(64), None),
+          ("blk.0.attn_q.weight", quantize(x(64, 64), QT.Q4_1), QT.Q4_1),
+          ("blk.0.attn_k.weight", quantize(x(64, 64), QT.Q4_0), QT.Q4_0),
+          ("blk.0.ffn_down.weight", quantize(x(64, 128), QT.Q4_1), QT.Q4_1),
+          ("output_norm.weight", x(64), None),
+          ("output.weight", quantize(x(32, 64), QT.Q8_0), QT.Q8_0)]
+    data = write_with_gguf(ts)
+    out.case("gq", "mixed-q4_0-q4_1-q8_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_GQ}: Q4_0 and Q4_1 layers side by side (a loader reading Q4_1 with Q4_0's block size fails here), "
+                    f"output.weight in Q8_0 as llama-quantize writes it, F32 norms",
+             rules=["Q40-001", "Q40-002", "GQ-001", "GQ-002"], modules=pins(data))
+
+    # GQ-002: one non-finite field per type (d for Q8_0 and Q5_0, m for Q4_1 and Q5_1).
+    for qt, field, bits in ((QT.Q8_0, 0, 0x7C00), (QT.Q4_1, 1, 0x7E00), (QT.Q5_0, 0, 0xFE00), (QT.Q5_1, 1, 0xFC00)):
+        blocks = quantize(x(2, 64), qt)
+        blocks[1, BLOCKS[qt][0] + 2 * field:BLOCKS[qt][0] + 2 * field + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        data = write_with_gguf([("x.weight", blocks, qt)])
+        what = ("d", "m")[field]
+        kind = "nan" if bits & 0x3FF else "inf"
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002", files={"model.gguf": data},
+                 input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_GQ}({qt.name}) [2,64], then block 3's {what} patched to {bits:#06x} ({kind})")
+    ts = [("blk.0.attn_q", quantize(x(2, 64), QT.Q4_0), QT.Q4_0), ("blk.0.attn_q.weight", quantize(x(2, 64), QT.Q8_0), QT.Q8_0)]
+    out.case("gq", "prefix-collision", verdict="reject", reject_rule="GQ-003", files={"model.gguf": write_with_gguf(ts)},
+             input="model.gguf", rules=["GQ-003"],
+             source=f"{SRC_GQ}: a Q4_0 tensor blk.0.attn_q and a Q8_0 tensor blk.0.attn_q.weight map to one module prefix")
+
+
 def generate(out):
     v3 = gen_valid(out)
     gen_header(out)
@@ -430,3 +591,4 @@ def generate(out):
     gen_tensors(out)
     gen_truncations(out)
     gen_q40(out, v3)
+    gen_gq(out)

@@ -63,6 +63,14 @@ const char *pc_ggml_type_name(int type)
     return type >= 0 && type < GG_TYPE_COUNT ? k_types[type].name : NULL;
 }
 
+bool pc_ggml_type_block(int type, uint32_t *blck, uint32_t *bytes)
+{
+    if (type < 0 || type >= GG_TYPE_COUNT || !k_types[type].blck) return false;
+    *blck = k_types[type].blck;
+    *bytes = k_types[type].size;
+    return true;
+}
+
 /* What one string looked like, gathered while streaming its bytes. */
 typedef struct gg_str {
     uint64_t len, at;          /* byte length; file offset of the bytes */

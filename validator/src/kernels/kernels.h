@@ -67,6 +67,30 @@ void pc_q4_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 typedef void (*pc_q4_0_fn)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 static inline pc_q4_0_fn pc_q4_0_fn_for(pc_impl impl) { return impl == PC_IMPL_REF ? pc_q4_0_decode_ref : pc_q4_0_decode_fast; }
 
+/* The other GGUF legacy block types (ggml src/ggml-common.h), same interface as Q4_0: nblocks
+ * blocks of 32 elements into codes[32*nblocks] and weights[32*nblocks], either may be NULL.
+ *   Q8_0, 34 bytes: fp16 d, int8 qs[32]; codes = the int8 byte as stored (read as u8),
+ *                   w = f32(qs) * f32(d).
+ *   Q4_1, 20 bytes: fp16 d, fp16 m, qs[16] (Q4_0's nibble order); codes = the nibble q,
+ *                   w = f32(f32(q) * d) + m.
+ *   Q5_0, 22 bytes: fp16 d, LE u32 qh, qs[16]; q = nibble | (qh bit e) << 4 (0..31) is the code,
+ *                   w = f32(q - 16) * f32(d).
+ *   Q5_1, 24 bytes: fp16 d, fp16 m, LE u32 qh, qs[16]; codes = q, w = f32(f32(q) * d) + m.
+ * The operation order is ggml's dequantize_row_<type> (src/ggml-quants.c): a multiply, then an
+ * add. The product of a <= 8-bit integer and an fp16 value is exact in f32, so only the add rounds
+ * and a fused multiply-add gives the same bits. A NaN d or m gives a NaN weight whose payload is
+ * the first NaN in operation order (the product's, else m's): x86 SSE's rule for q * d + m, made
+ * explicit because compilers may swap an add's operands (such scales break GQ-002 anyway). */
+typedef pc_q4_0_fn pc_block_fn;
+void pc_q8_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q8_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_1_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_1_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_1_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_1_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+
 /* Select an implementation: the oracle or the fast path. */
 typedef void (*pc_unpack_fn)(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
 static inline pc_unpack_fn pc_stream_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_stream_unpack_ref : pc_stream_unpack_fast; }
@@ -89,6 +113,7 @@ typedef struct pc_kernel_set {
     pc_awq_fn awq;
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
+    pc_block_fn q8_0, q4_1, q5_0, q5_1;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

@@ -109,4 +109,8 @@ const pc_kernel_set pc_kernels_scalar = {
     .awq = pc_awq_unpack_scalar,
     .q4_0 = pc_q4_0_decode_scalar,
     .nvfp4_dequant = pc_nvfp4_dequant_scalar,
+    .q8_0 = pc_q8_0_decode_scalar,
+    .q4_1 = pc_q4_1_decode_scalar,
+    .q5_0 = pc_q5_0_decode_scalar,
+    .q5_1 = pc_q5_1_decode_scalar,
 };
