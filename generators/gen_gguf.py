@@ -32,8 +32,9 @@ SRC_H = "hand-built bytes (generators/pcgen/ggufbytes.py)"
 # ---------------------------------------------------------------------------------------------
 # writing with gguf, pinning with gguf
 
-def write_with_gguf(tensors, *, alignment=None, kvs=None, big_endian=False):
-    """tensors: list of (name, array, raw_dtype or None). Returns the file's bytes."""
+def write_with_gguf(tensors, *, alignment=None, kvs=None, big_endian=False, extra=None):
+    """tensors: list of (name, array, raw_dtype or None); extra(writer) adds more metadata through
+    GGUFWriter's own methods. Returns the file's bytes."""
     fd, path = tempfile.mkstemp(suffix=".gguf")
     os.close(fd)
     try:
@@ -41,6 +42,8 @@ def write_with_gguf(tensors, *, alignment=None, kvs=None, big_endian=False):
         w = gguf.GGUFWriter(path, "llama", endianess=endian)
         if alignment is not None:
             w.add_custom_alignment(alignment)
+        if extra is not None:
+            extra(w)
         for k, v in (kvs or {}).items():
             if isinstance(v, str):
                 w.add_string(k, v)
@@ -255,6 +258,18 @@ def gen_valid(out):
              input="model.gguf", rules=["GGUF-002"],
              source=f"{SRC_Q} with endianess=GGUFEndian.BIG: the magic stays \"GGUF\", the version reads 0x03000000 "
                     f"in little-endian (only little-endian GGUF is read; the message says the file is byte-swapped)")
+    # GGUF-014 as llama.cpp reads it today: INT32 scores (gguf-py writes them when every score is an
+    # integer; llama.cpp PR #27260) and scores longer than the token list (refused only when shorter).
+    def tok(scores):
+        return lambda w: (w.add_token_list(["a", "b", "c"]), w.add_token_scores(scores))
+    data = write_with_gguf([("x.weight", q4(down[:2]), QT.Q4_0)], extra=tok([0, -1, -2]))
+    out.case("gguf", "tokenizer-scores-i32", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_Q}: add_token_list of 3 tokens, add_token_scores([0, -1, -2]): gguf-py writes an ARRAY of INT32 "
+                    f"(llama.cpp reads it since PR #27260, issue #27254)", rules=["GGUF-014"], modules=pins(data))
+    data = write_with_gguf([("x.weight", q4(down[:2]), QT.Q4_0)], extra=tok([0.0, -1.0, -2.0, -3.0]))
+    out.case("gguf", "tokenizer-scores-long", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_Q}: 3 tokens and 4 FLOAT32 scores (llama.cpp refuses only fewer scores than tokens, PR #20737)",
+             rules=["GGUF-014"], modules=pins(data))
     zero_rows = write_with_gguf([("empty.weight", np.zeros((0, 18), np.uint8), QT.Q4_0), ("x.weight", q4(down[:2]), QT.Q4_0)])
     out.case("gguf", "q4_0-ne1-zero", verdict="pass", layout="gguf", files={"model.gguf": zero_rows}, input="model.gguf",
              source=f"{SRC_Q}: a Q4_0 tensor with ne = [32, 0] (ggml c2cdd2b2: ne1 = 0 must load) beside a normal one",
