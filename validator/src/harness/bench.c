@@ -70,6 +70,34 @@ static void q4_fill(uint8_t *src, size_t n)
 static void q4_codes_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, c->out, NULL); }
 static void q4_f32_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, NULL, c->out); }
 
+static void fill_random_bytes(uint8_t *p, size_t n)
+{
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; i++) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; p[i] = (uint8_t)(r >> 24); }
+}
+
+/* The other GGUF block types (Q8_0 34, Q4_1 20, Q5_0 22, Q5_1 24 bytes per 32): finite d and m. */
+static void gq_fill(uint8_t *src, size_t n, size_t bytes, unsigned nscales)
+{
+    fill_random_bytes(src, n);
+    for (size_t i = 0; i + bytes <= n; i += bytes)
+        for (unsigned f = 0; f < nscales; f++) { src[i + 2 * f] = (uint8_t)(i * 7); src[i + 2 * f + 1] = (uint8_t)(0x38 + (i / bytes) % 8); }
+}
+#define GQ_BENCH(type, bytes, nscales)                                                                                    \
+    static size_t type##_in(unsigned b, size_t n) { (void)b; return n / 32 * bytes; }                                     \
+    static void type##_fill(uint8_t *src, size_t n) { gq_fill(src, n, bytes, nscales); }                                \
+    static void type##_codes_run(const bench_case *c, pc_impl impl)                                                       \
+    { (impl == PC_IMPL_REF ? pc_##type##_decode_ref : pc_##type##_decode_fast)(c->src, c->count / 32, c->out, NULL); }   \
+    static void type##_f32_run(const bench_case *c, pc_impl impl)                                                         \
+    { (impl == PC_IMPL_REF ? pc_##type##_decode_ref : pc_##type##_decode_fast)(c->src, c->count / 32, NULL, c->out); }
+GQ_BENCH(q8_0, 34, 1)
+GQ_BENCH(q4_1, 20, 2)
+GQ_BENCH(q5_0, 22, 1)
+GQ_BENCH(q5_1, 24, 2)
+#define GQ_ENTRIES(type, bits)                                                                           \
+    {#type, #type, bits, 1, type##_in, type##_codes_run, 0.80, 0, 32, type##_fill},                      \
+    {#type "-f32", #type, bits, 4, type##_in, type##_f32_run, 0.80, 0, 32, type##_fill} /* GB/s of f32 output */
+
 /* NVFP4 -> f32: codes (one per byte) and one f32 scale per 16, as the module hands them over. */
 static size_t nvfp4_f32_in(unsigned b, size_t n) { (void)b; return n + n / 16 * 4; }
 static void nvfp4_fill(uint8_t *src, size_t n)
@@ -100,6 +128,7 @@ static const bench_entry k_entries[] = {
     {"q4_0-f32", "q4_0", 4, 4, q4_in, q4_f32_run, 0.50, 0, 32, q4_fill}, /* GB/s of f32 output */
     {"nvfp4", "stream", 4, 1, stream_in, stream_run, 0.90, 100, 0, NULL}, /* E2M1 codes: the 4-bit stream */
     {"nvfp4-f32", "nvfp4", 4, 4, nvfp4_f32_in, nvfp4_f32_run, 0.50, 0, 64, nvfp4_fill}, /* GB/s of f32 output */
+    GQ_ENTRIES(q8_0, 8), GQ_ENTRIES(q4_1, 4), GQ_ENTRIES(q5_0, 5), GQ_ENTRIES(q5_1, 5),
 };
 
 /* ------------------------------------------------------------------------------------------------
