@@ -125,7 +125,33 @@ def block_view(raw, qt):
     return codes, w
 
 
-BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5}
+def kquant_view(raw, qt):
+    """(codes u8, weights f32) of raw Q4_K / Q6_K bytes, both by gguf's dequantize: weights as
+    stored; codes from the same blocks with d = 1, dmin = 0 and every sub-block scale 1 (min 0), so
+    dequantize returns q (Q4_K) or q - 32 (Q6_K) in gguf's element order."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.size == 0:
+        return np.zeros(0, np.uint8), np.zeros(0, np.float32)
+    w = dequantize(raw, qt).astype(np.float32, copy=False)
+    one = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+    if qt == QT.Q4_K:
+        b = raw.reshape(-1, 144).copy()
+        b[:, 0:2] = one
+        b[:, 2:4] = 0
+        b[:, 4:8], b[:, 8:12], b[:, 12:16] = 1, 0, 1  # scales 1 (j < 4: bytes 0-3; j >= 4: low nibbles of 8-11), mins 0
+        off = 0
+    else:
+        b = raw.reshape(-1, 210).copy()
+        b[:, 192:208] = 1
+        b[:, 208:210] = one
+        off = 32
+    x = dequantize(b.reshape(raw.shape), qt)
+    xi = x.astype(np.int64) + off
+    assert np.array_equal(xi.astype(np.float32) - off, x) and xi.min() >= 0 and xi.max() < (16 if qt == QT.Q4_K else 64)
+    return xi.astype(np.uint8), w
+
+
+BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5, QT.Q4_K: 4, QT.Q6_K: 6}
 
 
 def pins(data):
@@ -140,7 +166,12 @@ def pins(data):
             if t.tensor_type not in BITS:
                 continue
             raw = np.array(t.data)
-            codes, w = q4_0_view(raw) if t.tensor_type == QT.Q4_0 else block_view(raw, t.tensor_type)
+            if t.tensor_type == QT.Q4_0:
+                codes, w = q4_0_view(raw)
+            elif t.tensor_type in (QT.Q4_K, QT.Q6_K):
+                codes, w = kquant_view(raw, t.tensor_type)
+            else:
+                codes, w = block_view(raw, t.tensor_type)
             prefix = t.name[:-len(".weight")] if t.name.endswith(".weight") and len(t.name) > 7 else t.name
             mods[prefix] = module_pin(logical_shape(t.shape), BITS[t.tensor_type], codes.tobytes(), w.astype("<f4").tobytes())
         return mods
@@ -239,10 +270,10 @@ def gen_valid(out):
     out.case("gguf", "no-q4_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
              source=f"{SRC_W}: F32 and Q8_0 only: a valid container without Q4_0, its Q8_0 tensor decoded",
              rules=["GGUF-022", "GGUF-028", "GQ-001", "GQ-002"], modules=pins(data))
-    q6k = np.zeros((2, 210), np.uint8)  # two all-zero Q6_K blocks: a type not decoded yet
-    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.q6_k.weight", q6k, QT.Q6_K)])
-    out.case("gguf", "unchecked-q6_k", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
-             source=f"{SRC_W}: F32 and a [2, 256] Q6_K tensor (raw zero blocks): a block type not decoded yet is unchecked",
+    q2k = np.zeros((2, 84), np.uint8)  # two all-zero Q2_K blocks: a type not decoded yet
+    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.q2_k.weight", q2k, QT.Q2_K)])
+    out.case("gguf", "unchecked-q2_k", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32 and a [2, 256] Q2_K tensor (raw zero blocks): a block type not decoded yet is unchecked",
              rules=["GGUF-022"], modules={})
     data = write_with_gguf([], kvs={"general.name": "metadata only"})
     out.case("gguf", "metadata-only", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
@@ -599,6 +630,113 @@ def gen_gq(out):
              source=f"{SRC_GQ}: a Q4_0 tensor blk.0.attn_q and a Q8_0 tensor blk.0.attn_q.weight map to one module prefix")
 
 
+# ---------------------------------------------------------------------------------------------
+# family gq, K-quants: gguf-py has no quantizer for them, so blocks are packed here from ggml's
+# block structs, pinned by gguf's dequantize, which is also asserted equal to the contract's form
+# computed from the packer's own inputs.
+
+def pack_q4k(codes, d, dmin, sc, m):
+    """block_q4_K from codes [n, 256] (0..15), fp16 d, dmin [n], 6-bit sc, m [n, 8]."""
+    n = codes.shape[0]
+    sc, m = sc.astype(np.uint8), m.astype(np.uint8)
+    s = np.zeros((n, 12), np.uint8)
+    s[:, 0:4] = (sc[:, 0:4] & 63) | ((sc[:, 4:8] >> 4) << 6)  # j < 4 low 6 bits; top bits: sub j + 4's scale bits 4-5
+    s[:, 4:8] = (m[:, 0:4] & 63) | ((m[:, 4:8] >> 4) << 6)
+    s[:, 8:12] = (sc[:, 4:8] & 15) | ((m[:, 4:8] & 15) << 4)
+    c = codes.reshape(n, 4, 2, 32)
+    qs = (c[:, :, 0, :] | (c[:, :, 1, :] << 4)).reshape(n, 128)
+    h = lambda v: np.asarray(v, np.float16).reshape(n, 1).view(np.uint8)  # noqa: E731
+    return np.concatenate([h(d), h(dmin), s, qs], axis=1)
+
+
+def pack_q6k(codes, sc, d):
+    """block_q6_K from codes [n, 256] (0..63), int8 scales [n, 16], fp16 d [n]."""
+    n = codes.shape[0]
+    c = codes.reshape(n, 2, 4, 32)
+    lo, hi = c & 15, c >> 4
+    ql = np.concatenate([lo[:, :, 0] | (lo[:, :, 2] << 4), lo[:, :, 1] | (lo[:, :, 3] << 4)], axis=2).reshape(n, 128)
+    qh = (hi[:, :, 0] | (hi[:, :, 1] << 2) | (hi[:, :, 2] << 4) | (hi[:, :, 3] << 6)).reshape(n, 64)
+    return np.concatenate([ql, qh, sc.astype(np.int8).view(np.uint8), np.asarray(d, np.float16).reshape(n, 1).view(np.uint8)], axis=1)
+
+
+def contract_q4k(codes, d, dmin, sc, m):
+    f = lambda v: np.asarray(v, np.float16).astype(np.float32).reshape(-1, 1, 1)  # noqa: E731
+    d1 = (f(d) * sc.astype(np.float32).reshape(-1, 8, 1))
+    m1 = (f(dmin) * m.astype(np.float32).reshape(-1, 8, 1))
+    return (d1 * codes.reshape(-1, 8, 32).astype(np.float32) - m1).reshape(codes.shape)
+
+
+def contract_q6k(codes, sc, d):
+    ds = np.asarray(d, np.float16).astype(np.float32).reshape(-1, 1, 1) * sc.astype(np.float32).reshape(-1, 16, 1)
+    return (ds * (codes.reshape(-1, 16, 16).astype(np.float32) - 32)).reshape(codes.shape)
+
+
+def same_bits(a, b):
+    return np.array_equal(np.asarray(a, np.float32).view(np.uint32), np.asarray(b, np.float32).view(np.uint32))
+
+
+def gen_kquants(out):
+    rng = np.random.default_rng(20261202)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    n = 64
+    b = np.arange(n).reshape(n, 1)
+    j = np.arange(8).reshape(1, 8)
+    sc, m = (b + 7 * j) % 64, (5 * b + 13 * j + 3) % 64  # every 6-bit value at every sub-block position, both branches
+    codes4 = rng.integers(0, 16, size=(n, 256)).astype(np.uint8)
+    d4, dm4 = specials[np.arange(n) % 7], specials[(np.arange(n) * 3 + 2) % 7]
+    q4k = pack_q4k(codes4, d4, dm4, sc, m)
+    assert same_bits(dequantize(q4k, QT.Q4_K), contract_q4k(codes4, d4, dm4, sc, m)), "gguf Q4_K != contract form"
+    assert np.array_equal(kquant_view(q4k, QT.Q4_K)[0], codes4)
+    slots = (np.arange(n * 16) * 37 % 256 - 128).reshape(n, 16)  # every int8 scale value
+    codes6 = rng.integers(0, 64, size=(n, 256)).astype(np.uint8)
+    codes6[0], codes6[1] = 63, 0
+    d6 = specials[np.arange(n) % 7]
+    q6k = pack_q6k(codes6, slots, d6)
+    assert same_bits(dequantize(q6k, QT.Q6_K), contract_q6k(codes6, slots, d6)), "gguf Q6_K != contract form"
+    assert np.array_equal(kquant_view(q6k, QT.Q6_K)[0], codes6)
+    ts = [("probe.q4_k.weight", q4k.reshape(8, 8 * 144), QT.Q4_K), ("probe.q6_k.weight", q6k.reshape(8, 8 * 210), QT.Q6_K),
+          ("probe.q4_k.allmax.weight", pack_q4k(np.full((2, 256), 15, np.uint8), np.float16([-1.5, 2.0]), np.float16([0.25, -0.5]),
+                                                np.full((2, 8), 63), np.full((2, 8), 63)), QT.Q4_K)]
+    data = write_with_gguf(ts)
+    out.case("gq", "kquant-probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: Q4_K [8, 2048] whose 64 super-blocks give every sub-block position (get_scale_min_k4's j < 4 and "
+                    f"j >= 4 branches) all 64 scale and min values, random codes (numpy default_rng(20261202)), d and dmin cycling "
+                    f"through fp16 0x0001, 0x03ff (subnormal), +0, -0, -0.75, 0.5, 0.003; Q6_K [8, 2048] with every int8 scale "
+                    f"-128..127, random 6-bit codes plus all-63 and all-0 blocks; Q4_K all-max (codes 15, scales and mins 63); packed "
+                    f"from ggml's block structs (gguf-py has no K-quant quantizer)", rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    # A Q4_K_M-shaped llama file: Q4_K attention and ffn, Q6_K ffn_down and output.weight, F32 norms.
+    def q4k_rand(rows, cols):
+        nb = rows * cols // 256
+        return pack_q4k(rng.integers(0, 16, size=(nb, 256)).astype(np.uint8), np.float16(rng.uniform(0.001, 0.01, nb)),
+                        np.float16(rng.uniform(0.001, 0.01, nb)), rng.integers(0, 64, (nb, 8)), rng.integers(0, 64, (nb, 8))).reshape(rows, -1)
+
+    def q6k_rand(rows, cols):
+        nb = rows * cols // 256
+        return pack_q6k(rng.integers(0, 64, size=(nb, 256)).astype(np.uint8), rng.integers(-128, 128, (nb, 16)),
+                        np.float16(rng.uniform(0.0001, 0.001, nb))).reshape(rows, -1)
+
+    x = lambda *sh: rng.standard_normal(sh).astype(np.float32)  # noqa: E731
+    ts = [("token_embd.weight", q4k_rand(32, 256), QT.Q4_K), ("blk.0.attn_norm.weight", x(256), None),
+          ("blk.0.attn_q.weight", q4k_rand(256, 256), QT.Q4_K), ("blk.0.attn_v.weight", q6k_rand(64, 256), QT.Q6_K),
+          ("blk.0.ffn_down.weight", q6k_rand(256, 512), QT.Q6_K), ("blk.0.ffn_up.weight", q4k_rand(512, 256), QT.Q4_K),
+          ("output_norm.weight", x(256), None), ("output.weight", q6k_rand(32, 256), QT.Q6_K)]
+    data = write_with_gguf(ts)
+    out.case("gq", "q4_k_m-shaped", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: a one-layer llama laid out as llama-quantize's Q4_K_M mix (Q4_K attention/ffn, Q6_K attn_v, ffn_down "
+                    f"and output.weight, F32 norms), random blocks packed from ggml's block structs: every tensor checked",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    for qt, at, bits, what in ((QT.Q4_K, 2, 0x7C00, "dmin"), (QT.Q6_K, 208, 0x7E01, "d")):
+        blocks = q4k_rand(2, 256) if qt == QT.Q4_K else q6k_rand(2, 256)
+        size = 144 if qt == QT.Q4_K else 210
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        kind = "nan" if bits & 0x3FF else "inf"
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002", files={"model.gguf": write_with_gguf([("x.weight", blocks, qt)])},
+                 input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a [2, 256] {qt.name} tensor packed from the block struct, block 1's {what} (byte {at} of {size}) set to {bits:#06x} ({kind})")
+
+
 def generate(out):
     v3 = gen_valid(out)
     gen_header(out)
@@ -607,3 +745,4 @@ def generate(out):
     gen_truncations(out)
     gen_q40(out, v3)
     gen_gq(out)
+    gen_kquants(out)

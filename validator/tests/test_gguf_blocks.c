@@ -10,13 +10,15 @@
 #include <string.h>
 #include "testlib.h"
 
-typedef struct bt { const char *name; int ggml_type; size_t bytes; unsigned nscales; pc_block_fn ref, fast; } bt;
+typedef struct bt { const char *name; int ggml_type; size_t bytes, elems; unsigned nscales, scale_at; pc_block_fn ref, fast; } bt;
 static const bt k_types[] = {
-    {"Q4_0", 2, 18, 1, pc_q4_0_decode_ref, pc_q4_0_decode_fast},
-    {"Q8_0", 8, 34, 1, pc_q8_0_decode_ref, pc_q8_0_decode_fast},
-    {"Q4_1", 3, 20, 2, pc_q4_1_decode_ref, pc_q4_1_decode_fast},
-    {"Q5_0", 6, 22, 1, pc_q5_0_decode_ref, pc_q5_0_decode_fast},
-    {"Q5_1", 7, 24, 2, pc_q5_1_decode_ref, pc_q5_1_decode_fast},
+    {"Q4_0", 2, 18, 32, 1, 0, pc_q4_0_decode_ref, pc_q4_0_decode_fast},
+    {"Q8_0", 8, 34, 32, 1, 0, pc_q8_0_decode_ref, pc_q8_0_decode_fast},
+    {"Q4_1", 3, 20, 32, 2, 0, pc_q4_1_decode_ref, pc_q4_1_decode_fast},
+    {"Q5_0", 6, 22, 32, 1, 0, pc_q5_0_decode_ref, pc_q5_0_decode_fast},
+    {"Q5_1", 7, 24, 32, 2, 0, pc_q5_1_decode_ref, pc_q5_1_decode_fast},
+    {"Q4_K", 12, 144, 256, 2, 0, pc_q4_k_decode_ref, pc_q4_k_decode_fast},
+    {"Q6_K", 14, 210, 256, 1, 208, pc_q6_k_decode_ref, pc_q6_k_decode_fast},
 };
 #define NTYPES (sizeof k_types / sizeof *k_types)
 
@@ -51,6 +53,20 @@ static void worked(void)
     pc_q5_1_decode_ref(b51, 1, c, w);
     CHECK(c[0] == 31 && w[0] == 32.0f && c[1] == 0 && w[1] == 1.0f, "Q5_1: %u %g", c[0], w[0]);
 
+    /* Q4_K sub-block 5 (the j >= 4 branch of get_scale_min_k4): scale = low nibble of byte 9 | top
+     * two bits of byte 1 << 4 = 10 | 48; min from byte 9's high nibble | byte 5's top bits << 4. */
+    static uint8_t bk[144];
+    bk[1] = 0x3c;                               /* d = 1 */
+    bk[3] = 0x3c;                               /* dmin = 1 */
+    bk[4 + 1] = 0xc0;                           /* sub 1: scale 0, top bits 11 for sub 5's scale */
+    bk[4 + 5] = 0x40;                           /* sub 1: min 0, top bits 01 for sub 5's min */
+    bk[4 + 9] = 0x2a;                           /* sub 5: scale low 0xa, min low 0x2 */
+    bk[16 + 64] = 0x30;                         /* element 160 (sub 5, first): q = 3 */
+    uint8_t ck[256];
+    float wk[256];
+    pc_q4_k_decode_ref(bk, 1, ck, wk);
+    CHECK(ck[160] == 3 && wk[160] == 58.0f * 3 - 18.0f && wk[32] == 0.0f, "Q4_K j >= 4 scale/min: %g", wk[160]);
+
     /* The product of a 5-bit q and an 11-bit fp16 significand is exact in f32, so only the add
      * rounds: w = f32(q * d + m) whether or not a compiler fuses it. */
     uint8_t bm[20] = {0x01, 0x3c, 0x01, 0x00}; /* d = 1 + 2^-10, m = 2^-24 (below half an ulp of 15) */
@@ -64,7 +80,7 @@ static void fill_blocks(uint8_t *src, size_t nb, const bt *t)
     for (size_t i = 0; i < nb * t->bytes; i++) src[i] = (uint8_t)rnd();
     for (size_t b = 0; b < nb; b++)
         for (unsigned f = 0; f < t->nscales; f++) {
-            uint8_t *h = src + b * t->bytes + 2 * f;
+            uint8_t *h = src + b * t->bytes + t->scale_at + 2 * f;
             uint64_t r = rnd() % 8; /* steer some scales to the edge cases */
             if (r == 0) h[1] &= 0x83;          /* subnormal or zero exponent */
             if (r == 1) h[1] |= 0x7c;          /* inf / NaN exponent */
@@ -76,17 +92,18 @@ static void fill_blocks(uint8_t *src, size_t nb, const bt *t)
 static int compare_once(const bt *t, const uint8_t *in, size_t nb, size_t ms, size_t md, int mode)
 {
     int bad = 0;
-    uint8_t *src = malloc(nb * t->bytes + ms + 1), *rc = malloc(32 * nb + 1), *fc = malloc(32 * nb + md + 1);
-    float *rw = malloc(sizeof(float) * (32 * nb + 1)), *fw = malloc(sizeof(float) * (32 * nb + 8 + 1));
+    size_t ne = t->elems * nb;
+    uint8_t *src = malloc(nb * t->bytes + ms + 1), *rc = malloc(ne + 1), *fc = malloc(ne + md + 1);
+    float *rw = malloc(sizeof(float) * (ne + 1)), *fw = malloc(sizeof(float) * (ne + 8 + 1));
     if (!src || !rc || !fc || !rw || !fw) { free(src); free(rc); free(fc); free(rw); free(fw); return 1; }
     memcpy(src + ms, in, nb * t->bytes);
-    memset(fc, 0x55, 32 * nb + md + 1);
+    memset(fc, 0x55, ne + md + 1);
     float sentinel = -12345.0f;
-    fw[md % 8 + 32 * nb] = sentinel;
+    fw[md % 8 + ne] = sentinel;
     t->ref(in, nb, mode == 2 ? NULL : rc, mode == 1 ? NULL : rw);
     t->fast(src + ms, nb, mode == 2 ? NULL : fc + md, mode == 1 ? NULL : fw + md % 8);
-    if (mode != 2 && (memcmp(rc, fc + md, 32 * nb) || fc[md + 32 * nb] != 0x55)) bad++;
-    if (mode != 1 && (memcmp(rw, fw + md % 8, sizeof(float) * 32 * nb) || fw[md % 8 + 32 * nb] != sentinel)) bad++;
+    if (mode != 2 && (memcmp(rc, fc + md, ne) || fc[md + ne] != 0x55)) bad++;
+    if (mode != 1 && (memcmp(rw, fw + md % 8, sizeof(float) * ne) || fw[md % 8 + ne] != sentinel)) bad++;
     free(src); free(rc); free(fc); free(rw); free(fw);
     return bad;
 }
@@ -94,7 +111,7 @@ static int compare_once(const bt *t, const uint8_t *in, size_t nb, size_t ms, si
 static void property(void)
 {
     enum { MAXB = 67 };
-    uint8_t *in = malloc(MAXB * 34);
+    uint8_t *in = malloc(MAXB * 210);
     if (!in) { CHECK(0, "oom"); return; }
     for (size_t s = 0; pc_kernels_available(s); s++) {
         const char *set = pc_kernels_available(s);
@@ -104,7 +121,7 @@ static void property(void)
             int bad = 0;
             for (size_t ms = 0; ms < 32; ms++)
                 for (size_t md = 0; md < 32; md += 3) {
-                    size_t nb = rnd() % MAXB;
+                    size_t nb = rnd() % (t->elems == 256 ? 9 : MAXB);
                     fill_blocks(in, nb, t);
                     bad += compare_once(t, in, nb, ms, md, (int)(rnd() % 3));
                 }

@@ -29,18 +29,22 @@ typedef struct gq_type {
     int ggml_type;
     const char *name;
     unsigned bits;                     /* width of one code in the logical view */
-    unsigned nscales;                  /* fp16 fields at bytes 0 (d) and 2 (m) that must be finite */
+    unsigned nscales;                  /* consecutive fp16 fields (d, then m / dmin) that must be finite */
+    unsigned scale_at;                 /* byte offset of the first in the block */
     const char *geometry, *scale, *prefix; /* rule ids */
     pc_block_fn ref, fast;
 } gq_type;
 
-/* Block structs: ggml src/ggml-common.h (block_q4_0, block_q8_0, block_q4_1, block_q5_0, block_q5_1). */
+/* Block structs: ggml src/ggml-common.h (block_q4_0, block_q8_0, block_q4_1, block_q5_0, block_q5_1,
+ * block_q4_K, block_q6_K). */
 static const gq_type k_types[] = {
-    {2, "Q4_0", 4, 1, "Q40-001", "Q40-002", "Q40-003", pc_q4_0_decode_ref, pc_q4_0_decode_fast},
-    {8, "Q8_0", 8, 1, "GQ-001", "GQ-002", "GQ-003", pc_q8_0_decode_ref, pc_q8_0_decode_fast},
-    {3, "Q4_1", 4, 2, "GQ-001", "GQ-002", "GQ-003", pc_q4_1_decode_ref, pc_q4_1_decode_fast},
-    {6, "Q5_0", 5, 1, "GQ-001", "GQ-002", "GQ-003", pc_q5_0_decode_ref, pc_q5_0_decode_fast},
-    {7, "Q5_1", 5, 2, "GQ-001", "GQ-002", "GQ-003", pc_q5_1_decode_ref, pc_q5_1_decode_fast},
+    {2, "Q4_0", 4, 1, 0, "Q40-001", "Q40-002", "Q40-003", pc_q4_0_decode_ref, pc_q4_0_decode_fast},
+    {8, "Q8_0", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q8_0_decode_ref, pc_q8_0_decode_fast},
+    {3, "Q4_1", 4, 2, 0, "GQ-001", "GQ-002", "GQ-003", pc_q4_1_decode_ref, pc_q4_1_decode_fast},
+    {6, "Q5_0", 5, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q5_0_decode_ref, pc_q5_0_decode_fast},
+    {7, "Q5_1", 5, 2, 0, "GQ-001", "GQ-002", "GQ-003", pc_q5_1_decode_ref, pc_q5_1_decode_fast},
+    {12, "Q4_K", 4, 2, 0, "GQ-001", "GQ-002", "GQ-003", pc_q4_k_decode_ref, pc_q4_k_decode_fast},
+    {14, "Q6_K", 6, 1, 208, "GQ-001", "GQ-002", "GQ-003", pc_q6_k_decode_ref, pc_q6_k_decode_fast},
 };
 #define GQ_NTYPES (sizeof k_types / sizeof *k_types)
 
@@ -102,7 +106,7 @@ static int d_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
     d_scan *s = arg;
     for (size_t i = 0; i + s->bytes <= n; i += s->bytes)
         for (unsigned f = 0; f < s->ty->nscales; f++) {
-            uint16_t d = pc_le16(p + i + 2 * f);
+            uint16_t d = pc_le16(p + i + s->ty->scale_at + 2 * f);
             if ((d & 0x7c00u) != 0x7c00u) continue;
             if (!s->bad++) {
                 s->first = (off + i) / s->bytes;
@@ -120,9 +124,9 @@ static void d_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
     (void)in;
     const d_scan *s = arg;
     if (s->bad)
-        pc_report(cx, s->ty->scale, s->t->name, (int64_t)(s->t->offset + s->first * s->bytes),
+        pc_report(cx, s->ty->scale, s->t->name, (int64_t)(s->t->offset + s->first * s->bytes + s->ty->scale_at + 2 * s->field),
                   "block %llu has %s = 0x%04x (%s); %llu block(s) in all have a non-finite scale", (unsigned long long)s->first,
-                  s->field ? "m" : "d", s->d, (s->d & 0x3ffu) ? "NaN" : "inf", (unsigned long long)s->bad);
+                  s->field ? (s->ty->ggml_type == 12 ? "dmin" : "m") : "d", s->d, (s->d & 0x3ffu) ? "NaN" : "inf", (unsigned long long)s->bad);
 }
 
 static bool check_scales(pc_input *in, const gq_module *g, pc_ctx *cx)

@@ -90,6 +90,16 @@ void pc_q5_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, floa
 void pc_q5_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q5_1_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q5_1_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* K-quants, super-blocks of 256 elements (codes[256*nblocks], weights[256*nblocks]):
+ *   Q4_K, 144 bytes: fp16 d, fp16 dmin, 12 bytes of eight 6-bit scales and mins (ggml's
+ *         get_scale_min_k4), qs[128]; codes = the nibble q, w = f32(f32(d * sc) * q) - f32(dmin * m).
+ *   Q6_K, 210 bytes: ql[128], qh[64], int8 scales[16], fp16 d last; codes = the 6-bit q (0..63),
+ *         w = f32(d * sc) * f32(q - 32), sc = scales[e / 16].
+ * Every product is exact in f32 (at most 11 + 7 + 6 significant bits); Q4_K rounds once. */
+void pc_q4_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q6_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q6_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 
 /* Select an implementation: the oracle or the fast path. */
 typedef void (*pc_unpack_fn)(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
@@ -113,7 +123,7 @@ typedef struct pc_kernel_set {
     pc_awq_fn awq;
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
-    pc_block_fn q8_0, q4_1, q5_0, q5_1;
+    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

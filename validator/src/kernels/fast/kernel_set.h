@@ -31,6 +31,9 @@ void pc_q8_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, f
 void pc_q4_1_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q5_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q5_1_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_kquants.c */
+void pc_q4_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q6_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1

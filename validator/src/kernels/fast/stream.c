@@ -113,4 +113,6 @@ const pc_kernel_set pc_kernels_scalar = {
     .q4_1 = pc_q4_1_decode_scalar,
     .q5_0 = pc_q5_0_decode_scalar,
     .q5_1 = pc_q5_1_decode_scalar,
+    .q4_k = pc_q4_k_decode_scalar,
+    .q6_k = pc_q6_k_decode_scalar,
 };
