@@ -151,7 +151,53 @@ def kquant_view(raw, qt):
     return xi.astype(np.uint8), w
 
 
-BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5, QT.Q4_K: 4, QT.Q6_K: 6}
+# The 16-value tables of ggml-common.h as the C kernels hold them; gguf-py's own copies must agree.
+IQ4NL_VALUES = (-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113)
+MXFP4_VALUES = (0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12)
+assert tuple(gguf.quants.IQ4_NL.kvalues) == IQ4NL_VALUES and tuple(gguf.quants.MXFP4.kvalues) == MXFP4_VALUES
+
+
+def nibble_codes(qs):
+    """The 32 nibbles per 16 qs bytes in gguf's element order: the bytes read back as Q4_0 blocks
+    with d = 1 through gguf's own Q4_0 dequantize (which returns nibble - 8)."""
+    qs = np.ascontiguousarray(qs, dtype=np.uint8).reshape(-1, 16)
+    one = np.broadcast_to(np.frombuffer(np.float16(1.0).tobytes(), np.uint8), (qs.shape[0], 2))
+    return (dequantize(np.concatenate([one, qs], axis=1), QT.Q4_0).reshape(-1) + 8).astype(np.uint8)
+
+
+def iquant_view(raw, qt):
+    """(codes u8, weights f32) of raw Q5_K / IQ4_NL / IQ4_XS / MXFP4 bytes, weights by gguf's
+    dequantize. Codes: Q5_K with d = 1, dmin = 0 and scales 1 (dequantize returns q); IQ4_NL and
+    IQ4_XS with d = 1 (and every ls = 33, i.e. a factor 1), the table value mapped back to its index;
+    MXFP4 (whose table maps two codes to 0) by nibble_codes of its qs."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.size == 0:
+        return np.zeros(0, np.uint8), np.zeros(0, np.float32)
+    with np.errstate(over="ignore"):  # MXFP4 e = 254, 255: |value| >= 2^128 is inf, in ggml too
+        w = dequantize(raw, qt).astype(np.float32, copy=False)
+    one = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+    if qt == QT.MXFP4:
+        return nibble_codes(raw.reshape(-1, 17)[:, 1:]), w
+    size = {QT.Q5_K: 176, QT.IQ4_NL: 18, QT.IQ4_XS: 136}[qt]
+    b = raw.reshape(-1, size).copy()
+    b[:, 0:2] = one
+    if qt == QT.Q5_K:
+        b[:, 2:4] = 0
+        b[:, 4:8], b[:, 8:12], b[:, 12:16] = 1, 0, 1
+        x = dequantize(b.reshape(raw.shape), qt)
+        xi = x.astype(np.int64)
+        assert np.array_equal(xi.astype(np.float32), x) and xi.min() >= 0 and xi.max() < 32
+        return xi.astype(np.uint8), w
+    if qt == QT.IQ4_XS:
+        b[:, 2:4] = np.frombuffer(struct.pack("<H", 0xAAAA), np.uint8)  # bits 4-5 of every ls: 10
+        b[:, 4:8] = 0x11                                                 # low nibbles: 1 (ls = 33)
+    x = dequantize(b.reshape(raw.shape), qt).astype(np.int64).reshape(-1)
+    lut = {v: i for i, v in enumerate(IQ4NL_VALUES)}
+    return np.array([lut[v] for v in x], np.uint8), w
+
+
+BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5, QT.Q4_K: 4, QT.Q6_K: 6,
+        QT.Q5_K: 5, QT.IQ4_NL: 4, QT.IQ4_XS: 4, QT.MXFP4: 4}
 
 
 def pins(data):
@@ -170,6 +216,8 @@ def pins(data):
                 codes, w = q4_0_view(raw)
             elif t.tensor_type in (QT.Q4_K, QT.Q6_K):
                 codes, w = kquant_view(raw, t.tensor_type)
+            elif t.tensor_type in (QT.Q5_K, QT.IQ4_NL, QT.IQ4_XS, QT.MXFP4):
+                codes, w = iquant_view(raw, t.tensor_type)
             else:
                 codes, w = block_view(raw, t.tensor_type)
             prefix = t.name[:-len(".weight")] if t.name.endswith(".weight") and len(t.name) > 7 else t.name
@@ -737,6 +785,87 @@ def gen_kquants(out):
                  source=f"{SRC_W}: a [2, 256] {qt.name} tensor packed from the block struct, block 1's {what} (byte {at} of {size}) set to {bits:#06x} ({kind})")
 
 
+def pack_q5k(codes, d, dmin, sc, m):
+    """block_q5_K: Q4_K's fields, then qh[32] (bit j of qh[l]: bit 4 of element 32 j + l) before qs."""
+    n = codes.shape[0]
+    q4 = pack_q4k(codes & 15, d, dmin, sc, m)
+    hb = (codes.reshape(n, 8, 32) >> 4) & 1
+    qh = (hb << np.arange(8, dtype=np.uint8).reshape(1, 8, 1)).sum(axis=1, dtype=np.uint16).astype(np.uint8)
+    return np.concatenate([q4[:, :16], qh, q4[:, 16:]], axis=1)
+
+
+def pack_iq4nl(codes, d):
+    n = codes.shape[0] * codes.shape[1] // 32
+    c = codes.reshape(n, 2, 16)
+    return np.concatenate([np.asarray(d, np.float16).reshape(n, 1).view(np.uint8), c[:, 0] | (c[:, 1] << 4)], axis=1)
+
+
+def pack_iq4xs(codes, d, ls):
+    """block_iq4_xs from codes [n, 256], fp16 d [n], 6-bit ls [n, 8] (the factor is ls - 32)."""
+    n = codes.shape[0]
+    ls = ls.astype(np.uint16)
+    sh = ((ls >> 4) << (2 * np.arange(8, dtype=np.uint16))).sum(axis=1, dtype=np.uint16).astype("<u2").view(np.uint8).reshape(n, 2)
+    sl = ((ls[:, 0::2] & 15) | ((ls[:, 1::2] & 15) << 4)).astype(np.uint8)
+    c = codes.reshape(n, 8, 2, 16)
+    qs = (c[:, :, 0] | (c[:, :, 1] << 4)).reshape(n, 128)
+    return np.concatenate([np.asarray(d, np.float16).reshape(n, 1).view(np.uint8), sh, sl, qs], axis=1)
+
+
+def pack_mxfp4(codes, e):
+    n = codes.shape[0] * codes.shape[1] // 32
+    c = codes.reshape(n, 2, 16)
+    return np.concatenate([np.asarray(e, np.uint8).reshape(n, 1), c[:, 0] | (c[:, 1] << 4)], axis=1)
+
+
+def gen_more_types(out):
+    rng = np.random.default_rng(20261203)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    n = 64
+    b = np.arange(n).reshape(n, 1)
+    j = np.arange(8).reshape(1, 8)
+    sc, m = (b + 11 * j) % 64, (3 * b + 17 * j + 1) % 64
+    c5 = rng.integers(0, 32, size=(n, 256)).astype(np.uint8)
+    c5[0], c5[1] = 31, 0
+    d5, dm5 = specials[np.arange(n) % 7], specials[(np.arange(n) * 5 + 1) % 7]
+    q5k = pack_q5k(c5, d5, dm5, sc, m)
+    assert same_bits(dequantize(q5k, QT.Q5_K), contract_q4k(c5, d5, dm5, sc, m)), "gguf Q5_K != contract form"
+    assert np.array_equal(iquant_view(q5k, QT.Q5_K)[0].reshape(-1), c5.reshape(-1))
+    cn = rng.integers(0, 16, size=(16, 64)).astype(np.uint8)
+    dn = specials[np.arange(32) % 7]
+    nl = pack_iq4nl(cn, dn)
+    assert same_bits(dequantize(nl, QT.IQ4_NL).reshape(-1), (dn.astype(np.float32).reshape(-1, 1) * np.array(IQ4NL_VALUES, np.float32)[cn.reshape(-1, 32)]).reshape(-1))
+    cx = rng.integers(0, 16, size=(n, 256)).astype(np.uint8)
+    lsx = (b + 13 * j) % 64  # every 6-bit ls (factor -32..31) at every sub-block position
+    dx = specials[np.arange(n) % 7]
+    xs = pack_iq4xs(cx, dx, lsx)
+    want = ((dx.astype(np.float32).reshape(-1, 1, 1) * (lsx.astype(np.float32) - 32).reshape(n, 8, 1))
+            * np.array(IQ4NL_VALUES, np.float32)[cx.reshape(n, 8, 32)]).reshape(n, 256)
+    assert same_bits(dequantize(xs, QT.IQ4_XS), want), "gguf IQ4_XS != contract form"
+    cm = rng.integers(0, 16, size=(256, 32)).astype(np.uint8)
+    em = np.arange(256)  # every E8M0 exponent, 0 and 255 included
+    mx = pack_mxfp4(cm, em)
+    assert np.array_equal(nibble_codes(mx[:, 1:]), cm.reshape(-1))
+    ts = [("probe.q5_k.weight", q5k.reshape(8, 8 * 176), QT.Q5_K), ("probe.iq4_nl.weight", nl.reshape(16, 2 * 18), QT.IQ4_NL),
+          ("probe.iq4_xs.weight", xs.reshape(8, 8 * 136), QT.IQ4_XS), ("probe.mxfp4.weight", mx.reshape(16, 16 * 17), QT.MXFP4),
+          ("quant.mxfp4.weight", quantize(rng.standard_normal((8, 128)).astype(np.float32), QT.MXFP4), QT.MXFP4)]
+    data = write_with_gguf(ts)
+    out.case("gq", "more-types-probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: Q5_K [8, 2048] (every 6-bit scale and min at every sub-block position, 5-bit codes with all-31 and "
+                    f"all-0 blocks), IQ4_NL [16, 64], IQ4_XS [8, 2048] (every 6-bit ls at every sub-block position), MXFP4 [16, 512] "
+                    f"with every E8M0 exponent 0..255, fp16 d/dmin cycling through 0x0001, 0x03ff, +0, -0, -0.75, 0.5, 0.003 "
+                    f"(numpy default_rng(20261203)), packed from ggml's block structs; and MXFP4 [8, 128] from gguf.quants.quantize",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+    for qt, blocks, at, bits, what in ((QT.Q5_K, q5k[:2], 2, 0xFC00, "dmin"), (QT.IQ4_NL, nl[:4], 0, 0x7C00, "d"),
+                                       (QT.IQ4_XS, xs[:2], 0, 0x7D00, "d")):
+        blocks = blocks.copy()
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        kind = "nan" if bits & 0x3FF else "inf"
+        rows = blocks.reshape(2, -1)
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002",
+                 files={"model.gguf": write_with_gguf([("x.weight", rows, qt)])}, input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a {qt.name} tensor packed from the block struct, block 1's {what} set to {bits:#06x} ({kind})")
+
+
 def generate(out):
     v3 = gen_valid(out)
     gen_header(out)
@@ -746,3 +875,4 @@ def generate(out):
     gen_q40(out, v3)
     gen_gq(out)
     gen_kquants(out)
+    gen_more_types(out)

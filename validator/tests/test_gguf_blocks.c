@@ -19,6 +19,10 @@ static const bt k_types[] = {
     {"Q5_1", 7, 24, 32, 2, 0, pc_q5_1_decode_ref, pc_q5_1_decode_fast},
     {"Q4_K", 12, 144, 256, 2, 0, pc_q4_k_decode_ref, pc_q4_k_decode_fast},
     {"Q6_K", 14, 210, 256, 1, 208, pc_q6_k_decode_ref, pc_q6_k_decode_fast},
+    {"Q5_K", 13, 176, 256, 2, 0, pc_q5_k_decode_ref, pc_q5_k_decode_fast},
+    {"IQ4_NL", 20, 18, 32, 1, 0, pc_iq4_nl_decode_ref, pc_iq4_nl_decode_fast},
+    {"IQ4_XS", 23, 136, 256, 1, 0, pc_iq4_xs_decode_ref, pc_iq4_xs_decode_fast},
+    {"MXFP4", 39, 17, 32, 0, 0, pc_mxfp4_decode_ref, pc_mxfp4_decode_fast},
 };
 #define NTYPES (sizeof k_types / sizeof *k_types)
 
@@ -66,6 +70,22 @@ static void worked(void)
     float wk[256];
     pc_q4_k_decode_ref(bk, 1, ck, wk);
     CHECK(ck[160] == 3 && wk[160] == 58.0f * 3 - 18.0f && wk[32] == 0.0f, "Q4_K j >= 4 scale/min: %g", wk[160]);
+
+    /* MXFP4: every E8M0 exponent, including 0 and 1 (f32 subnormal scales) and 255 (2^127). */
+    uint8_t bx[17] = {0};
+    bx[1] = 0x71; /* element 0: code 1 (0.5 * 2), element 16: code 7 (6 * 2) */
+    int okx = 1;
+    for (unsigned e = 0; e < 256; e++) {
+        bx[0] = (uint8_t)e;
+        float wx[32], want = 1.0f;
+        for (unsigned i = e; i < 128; i++) want *= 0.5f;
+        for (unsigned i = 128; i < e; i++) want *= 2.0f;
+        pc_mxfp4_decode_ref(bx, 1, NULL, wx);
+        float fx[32];
+        pc_mxfp4_decode_fast(bx, 1, NULL, fx);
+        okx &= wx[0] == want && wx[16] == 12.0f * want && !memcmp(wx, fx, sizeof wx);
+    }
+    CHECK(okx, "MXFP4: every E8M0 exponent");
 
     /* The product of a 5-bit q and an 11-bit fp16 significand is exact in f32, so only the add
      * rounds: w = f32(q * d + m) whether or not a compiler fuses it. */

@@ -96,6 +96,10 @@ GQ_BENCH(q5_0, 32, 22, 1, 0)
 GQ_BENCH(q5_1, 32, 24, 2, 0)
 GQ_BENCH(q4_k, 256, 144, 2, 0)
 GQ_BENCH(q6_k, 256, 210, 1, 208)
+GQ_BENCH(q5_k, 256, 176, 2, 0)
+GQ_BENCH(iq4_nl, 32, 18, 1, 0)
+GQ_BENCH(iq4_xs, 256, 136, 1, 0)
+GQ_BENCH(mxfp4, 32, 17, 0, 0)
 #define GQ_ENTRIES(type, bits, elems)                                                                    \
     {#type, #type, bits, 1, type##_in, type##_codes_run, 0.80, 0, elems, type##_fill},                   \
     {#type "-f32", #type, bits, 4, type##_in, type##_f32_run, 0.80, 0, elems, type##_fill} /* GB/s of f32 output */
@@ -131,7 +135,8 @@ static const bench_entry k_entries[] = {
     {"nvfp4", "stream", 4, 1, stream_in, stream_run, 0.90, 100, 0, NULL}, /* E2M1 codes: the 4-bit stream */
     {"nvfp4-f32", "nvfp4", 4, 4, nvfp4_f32_in, nvfp4_f32_run, 0.50, 0, 64, nvfp4_fill}, /* GB/s of f32 output */
     GQ_ENTRIES(q8_0, 8, 32), GQ_ENTRIES(q4_1, 4, 32), GQ_ENTRIES(q5_0, 5, 32), GQ_ENTRIES(q5_1, 5, 32),
-    GQ_ENTRIES(q4_k, 4, 256), GQ_ENTRIES(q6_k, 6, 256),
+    GQ_ENTRIES(q4_k, 4, 256), GQ_ENTRIES(q6_k, 6, 256), GQ_ENTRIES(q5_k, 5, 256),
+    GQ_ENTRIES(iq4_nl, 4, 32), GQ_ENTRIES(iq4_xs, 4, 256), GQ_ENTRIES(mxfp4, 4, 32),
 };
 
 /* ------------------------------------------------------------------------------------------------

@@ -100,6 +100,24 @@ void pc_q4_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, floa
 void pc_q4_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q6_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q6_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/*   Q5_K, 176 bytes: fp16 d, fp16 dmin, scales[12] as Q4_K, qh[32], qs[128]; codes = Q4_K's nibble
+ *         | bit (e / 32) of qh[e % 32] << 4 (0..31), w as Q4_K. */
+void pc_q5_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* Non-linear 4-bit types; codes = the nibble (an index into the type's 16-value table):
+ *   IQ4_NL, 18 bytes per 32: fp16 d, qs[16] (Q4_0's order); w = f32(d * kvalues_iq4nl[q]).
+ *   IQ4_XS, 136 bytes per 256: fp16 d, LE u16 scales_h, scales_l[4], qs[128]; sub-block j's 6-bit
+ *         ls = nibble (j % 2) of scales_l[j / 2] | bits 2j..2j+1 of scales_h << 4;
+ *         w = f32(d * (ls - 32)) * kvalues_iq4nl[q].
+ *   MXFP4 (type 39), 17 bytes per 32: E8M0 e, then qs[16] (Q4_0's order); the nibble is E2M1 (sign
+ *         bit 3); w = kvalues_mxfp4[q] * 2^(e - 128) (the doubled E2M1 value times half the scale).
+ * Every product is exact in f32. */
+void pc_iq4_nl_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_nl_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_xs_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_xs_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_mxfp4_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_mxfp4_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 
 /* Select an implementation: the oracle or the fast path. */
 typedef void (*pc_unpack_fn)(const uint8_t *src, unsigned b, size_t count, uint8_t *out);
@@ -123,7 +141,7 @@ typedef struct pc_kernel_set {
     pc_awq_fn awq;
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
-    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k;
+    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

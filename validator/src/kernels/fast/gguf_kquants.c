@@ -63,3 +63,34 @@ void pc_q6_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, f
         memcpy(weights + 256 * b, w, sizeof w);
     }
 }
+
+void pc_q5_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++, src += 176) {
+        uint8_t s[12], qh[32], qs[128], q[256];
+        memcpy(s, src + 4, 12);
+        memcpy(qh, src + 16, 32);
+        memcpy(qs, src + 48, 128);
+        for (int c = 0; c < 4; c++)
+            for (int l = 0; l < 32; l++) {
+                q[64 * c + l] = (uint8_t)((qs[32 * c + l] & 15u) | (((qh[l] >> (2 * c)) & 1u) << 4));
+                q[64 * c + 32 + l] = (uint8_t)((qs[32 * c + l] >> 4) | (((qh[l] >> (2 * c + 1)) & 1u) << 4));
+            }
+        if (codes) memcpy(codes + 256 * b, q, 256);
+        if (!weights) continue;
+        const float d = pc_half_to_f32(pc_le16_at(src)), dmin = pc_half_to_f32(pc_le16_at(src + 2));
+        float d1[8], m1[8], w[256];
+        for (int j = 0; j < 4; j++) {
+            d1[j] = d * (float)(s[j] & 63u);
+            m1[j] = dmin * (float)(s[j + 4] & 63u);
+            d1[j + 4] = d * (float)((s[j + 8] & 15u) | ((s[j] >> 6) << 4));
+            m1[j + 4] = dmin * (float)((s[j + 8] >> 4) | ((s[j + 4] >> 6) << 4));
+        }
+        for (int sub = 0; sub < 8; sub++)
+            for (int l = 0; l < 32; l++) {
+                float p = d1[sub] * (float)q[32 * sub + l];
+                w[32 * sub + l] = p - m1[sub];
+            }
+        memcpy(weights + 256 * b, w, sizeof w);
+    }
+}

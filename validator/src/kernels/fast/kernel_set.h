@@ -34,6 +34,11 @@ void pc_q5_1_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, f
 /* fast/gguf_kquants.c */
 void pc_q4_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q6_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_iquants.c */
+void pc_iq4_nl_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_xs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_mxfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1

@@ -115,4 +115,8 @@ const pc_kernel_set pc_kernels_scalar = {
     .q5_1 = pc_q5_1_decode_scalar,
     .q4_k = pc_q4_k_decode_scalar,
     .q6_k = pc_q6_k_decode_scalar,
+    .q5_k = pc_q5_k_decode_scalar,
+    .iq4_nl = pc_iq4_nl_decode_scalar,
+    .iq4_xs = pc_iq4_xs_decode_scalar,
+    .mxfp4 = pc_mxfp4_decode_scalar,
 };

@@ -66,3 +66,26 @@ PC_ORACLE_FN void pc_q6_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t
         }
     }
 }
+
+/* block_q5_K, 176 bytes: fp16 d, fp16 dmin, scales[12] (as Q4_K), qh[32], qs[128]. Element e of
+ * sub-block j = e / 32: Q4_K's nibble | bit j of qh[e % 32] << 4 (0..31) is the code;
+ * w = f32(f32(d * sc) * q) - f32(dmin * m). */
+PC_ORACLE_FN void pc_q5_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *block = src + 176 * b;
+        float d = pc_oracle_half(half_at(block)), dmin = pc_oracle_half(half_at(block + 2));
+        for (unsigned e = 0; e < 256; e++) {
+            unsigned c = e / 64, r = e % 64, sub = e / 32, sc, m;
+            unsigned byte = block[48 + 32 * c + r % 32], q = r < 32 ? (byte & 15u) : (byte >> 4);
+            q |= ((unsigned)(block[16 + e % 32] >> sub) & 1u) << 4;
+            scale_min_k4(sub, block + 4, &sc, &m);
+            if (codes) codes[256 * b + e] = (uint8_t)q;
+            if (weights) {
+                float d1 = d * (float)sc, m1 = dmin * (float)m;
+                float p = d1 * (float)q;
+                weights[256 * b + e] = p - m1;
+            }
+        }
+    }
+}
