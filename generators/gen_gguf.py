@@ -178,8 +178,20 @@ def iquant_view(raw, qt):
     one = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
     if qt == QT.MXFP4:
         return nibble_codes(raw.reshape(-1, 17)[:, 1:]), w
-    size = {QT.Q5_K: 176, QT.IQ4_NL: 18, QT.IQ4_XS: 136}[qt]
+    size = {QT.Q5_K: 176, QT.IQ4_NL: 18, QT.IQ4_XS: 136, QT.Q2_K: 84, QT.Q3_K: 110}[qt]
     b = raw.reshape(-1, size).copy()
+    if qt in (QT.Q2_K, QT.Q3_K):  # d is at the block's end: bytes 0-1 are scales / hmask
+        # Q2_K: d = 1, dmin = 0, every scale byte 0x01 (scale 1, min 0): dequantize returns q.
+        # Q3_K: d = 1, every 6-bit scale 33 (factor 1): dequantize returns q - 4.
+        if qt == QT.Q2_K:
+            b[:, 0:16], b[:, 80:82], b[:, 82:84] = 1, one, 0
+        else:
+            b[:, 96:104], b[:, 104:108], b[:, 108:110] = 0x11, 0xAA, one
+        off = 0 if qt == QT.Q2_K else 4
+        x = dequantize(b.reshape(raw.shape), qt)
+        xi = x.astype(np.int64) + off
+        assert np.array_equal(xi.astype(np.float32) - off, x) and xi.min() >= 0 and xi.max() < (4 if qt == QT.Q2_K else 8)
+        return xi.astype(np.uint8), w
     b[:, 0:2] = one
     if qt == QT.Q5_K:
         b[:, 2:4] = 0
@@ -197,7 +209,7 @@ def iquant_view(raw, qt):
 
 
 BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5, QT.Q4_K: 4, QT.Q6_K: 6,
-        QT.Q5_K: 5, QT.IQ4_NL: 4, QT.IQ4_XS: 4, QT.MXFP4: 4}
+        QT.Q5_K: 5, QT.IQ4_NL: 4, QT.IQ4_XS: 4, QT.MXFP4: 4, QT.Q2_K: 2, QT.Q3_K: 3}
 
 
 def pins(data):
@@ -216,7 +228,7 @@ def pins(data):
                 codes, w = q4_0_view(raw)
             elif t.tensor_type in (QT.Q4_K, QT.Q6_K):
                 codes, w = kquant_view(raw, t.tensor_type)
-            elif t.tensor_type in (QT.Q5_K, QT.IQ4_NL, QT.IQ4_XS, QT.MXFP4):
+            elif t.tensor_type in (QT.Q5_K, QT.IQ4_NL, QT.IQ4_XS, QT.MXFP4, QT.Q2_K, QT.Q3_K):
                 codes, w = iquant_view(raw, t.tensor_type)
             else:
                 codes, w = block_view(raw, t.tensor_type)
@@ -318,10 +330,10 @@ def gen_valid(out):
     out.case("gguf", "no-q4_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
              source=f"{SRC_W}: F32 and Q8_0 only: a valid container without Q4_0, its Q8_0 tensor decoded",
              rules=["GGUF-022", "GGUF-028", "GQ-001", "GQ-002"], modules=pins(data))
-    q2k = np.zeros((2, 84), np.uint8)  # two all-zero Q2_K blocks: a type not decoded yet
-    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.q2_k.weight", q2k, QT.Q2_K)])
-    out.case("gguf", "unchecked-q2_k", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
-             source=f"{SRC_W}: F32 and a [2, 256] Q2_K tensor (raw zero blocks): a block type not decoded yet is unchecked",
+    iq2 = np.zeros((2, 66), np.uint8)  # two all-zero IQ2_XXS blocks: a type not decoded yet
+    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.iq2_xxs.weight", iq2, QT.IQ2_XXS)])
+    out.case("gguf", "unchecked-iq2_xxs", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32 and a [2, 256] IQ2_XXS tensor (raw zero blocks): a block type not decoded yet is unchecked",
              rules=["GGUF-022"], modules={})
     data = write_with_gguf([], kvs={"general.name": "metadata only"})
     out.case("gguf", "metadata-only", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
@@ -866,6 +878,73 @@ def gen_more_types(out):
                  source=f"{SRC_W}: a {qt.name} tensor packed from the block struct, block 1's {what} set to {bits:#06x} ({kind})")
 
 
+def pack_q2k(codes, d, dmin, sc, m):
+    """block_q2_K from codes [n, 256] (0..3), fp16 d, dmin [n], 4-bit sc, m [n, 16]."""
+    n = codes.shape[0]
+    c = codes.reshape(n, 2, 4, 32).astype(np.uint8)
+    qs = (c[:, :, 0] | (c[:, :, 1] << 2) | (c[:, :, 2] << 4) | (c[:, :, 3] << 6)).reshape(n, 64)
+    h = lambda v: np.asarray(v, np.float16).reshape(n, 1).view(np.uint8)  # noqa: E731
+    return np.concatenate([(sc | (m << 4)).astype(np.uint8), qs, h(d), h(dmin)], axis=1)
+
+
+def pack_q3k(codes, sc, d):
+    """block_q3_K from codes [n, 256] (0..7), 6-bit scales [n, 16], fp16 d [n]: scale i's low 4 bits
+    in a nibble of byte i % 8 (low for i < 8), its high 2 bits at bits 2 (i // 4) of byte 8 + i % 4."""
+    n = codes.shape[0]
+    c = codes.reshape(n, 2, 4, 32).astype(np.uint8)
+    lo = c & 3
+    qs = (lo[:, :, 0] | (lo[:, :, 1] << 2) | (lo[:, :, 2] << 4) | (lo[:, :, 3] << 6)).reshape(n, 64)
+    hb = (c >> 2) & 1  # [n, h, j, l]: hmask bit 4h + j of byte l
+    hm = (hb << (4 * np.arange(2).reshape(1, 2, 1, 1) + np.arange(4).reshape(1, 1, 4, 1))).sum(axis=(1, 2)).astype(np.uint8)
+    sc = sc.astype(np.uint8)
+    s = np.zeros((n, 12), np.uint8)
+    s[:, 0:8] = (sc[:, 0:8] & 15) | ((sc[:, 8:16] & 15) << 4)
+    for i in range(16):
+        s[:, 8 + i % 4] |= ((sc[:, i] >> 4) & 3) << (2 * (i // 4))
+    return np.concatenate([hm, qs, s, np.asarray(d, np.float16).reshape(n, 1).view(np.uint8)], axis=1)
+
+
+def gen_low_kquants(out):
+    rng = np.random.default_rng(20261204)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    n = 64
+    b = np.arange(n).reshape(n, 1)
+    i = np.arange(16).reshape(1, 16)
+    c2 = rng.integers(0, 4, size=(n, 256)).astype(np.uint8)
+    c2[0], c2[1] = 3, 0
+    sc2, m2 = (b + 3 * i) % 16, (5 * b + i + 2) % 16  # every 4-bit scale and min at every position
+    d2, dm2 = specials[np.arange(n) % 7], specials[(np.arange(n) * 3 + 1) % 7]
+    q2k = pack_q2k(c2, d2, dm2, sc2, m2)
+    f = lambda v: np.asarray(v, np.float16).astype(np.float32).reshape(-1, 1, 1)  # noqa: E731
+    want2 = ((f(d2) * sc2.astype(np.float32).reshape(n, 16, 1)) * c2.reshape(n, 16, 16).astype(np.float32)
+             - f(dm2) * m2.astype(np.float32).reshape(n, 16, 1)).reshape(n, 256)
+    assert same_bits(dequantize(q2k, QT.Q2_K), want2), "gguf Q2_K != contract form"
+    assert np.array_equal(iquant_view(q2k, QT.Q2_K)[0].reshape(-1), c2.reshape(-1))
+    c3 = rng.integers(0, 8, size=(n, 256)).astype(np.uint8)
+    c3[0], c3[1] = 7, 0
+    sc3 = (b + 7 * i) % 64  # every 6-bit scale at every one of the 16 positions (the 4+2-bit split)
+    d3 = specials[np.arange(n) % 7]
+    q3k = pack_q3k(c3, sc3, d3)
+    want3 = ((f(d3) * (sc3.astype(np.float32) - 32).reshape(n, 16, 1)) * (c3.reshape(n, 16, 16).astype(np.float32) - 4)).reshape(n, 256)
+    assert same_bits(dequantize(q3k, QT.Q3_K), want3), "gguf Q3_K != contract form"
+    assert np.array_equal(iquant_view(q3k, QT.Q3_K)[0].reshape(-1), c3.reshape(-1))
+    ts = [("probe.q2_k.weight", q2k.reshape(8, 8 * 84), QT.Q2_K), ("probe.q3_k.weight", q3k.reshape(8, 8 * 110), QT.Q3_K)]
+    data = write_with_gguf(ts)
+    out.case("gq", "low-kquant-probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: Q2_K [8, 2048] with every 4-bit scale and min at every one of the 16 positions, Q3_K [8, 2048] with "
+                    f"every 6-bit scale at every position (a loader reading them as 4-bit gets 252 of 256 wrong), random codes with "
+                    f"all-max and all-0 blocks (numpy default_rng(20261204)), d/dmin cycling through fp16 0x0001, 0x03ff, +0, -0, "
+                    f"-0.75, 0.5, 0.003; packed from ggml's block structs (gguf-py has no quantizer for them)",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+    for qt, blocks, at, bits, what in ((QT.Q2_K, q2k[:2], 82, 0x7C00, "dmin"), (QT.Q3_K, q3k[:2], 108, 0xFE00, "d")):
+        blocks = blocks.copy()
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        kind = "nan" if bits & 0x3FF else "inf"
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002",
+                 files={"model.gguf": write_with_gguf([("x.weight", blocks.reshape(2, -1), qt)])}, input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a {qt.name} tensor packed from the block struct, block 1's {what} (byte {at}) set to {bits:#06x} ({kind})")
+
+
 def generate(out):
     v3 = gen_valid(out)
     gen_header(out)
@@ -876,3 +955,4 @@ def generate(out):
     gen_gq(out)
     gen_kquants(out)
     gen_more_types(out)
+    gen_low_kquants(out)

@@ -23,6 +23,8 @@ static const bt k_types[] = {
     {"IQ4_NL", 20, 18, 32, 1, 0, pc_iq4_nl_decode_ref, pc_iq4_nl_decode_fast},
     {"IQ4_XS", 23, 136, 256, 1, 0, pc_iq4_xs_decode_ref, pc_iq4_xs_decode_fast},
     {"MXFP4", 39, 17, 32, 0, 0, pc_mxfp4_decode_ref, pc_mxfp4_decode_fast},
+    {"Q2_K", 10, 84, 256, 2, 80, pc_q2_k_decode_ref, pc_q2_k_decode_fast},
+    {"Q3_K", 11, 110, 256, 1, 108, pc_q3_k_decode_ref, pc_q3_k_decode_fast},
 };
 #define NTYPES (sizeof k_types / sizeof *k_types)
 

@@ -36,7 +36,7 @@ typedef struct gq_type {
 } gq_type;
 
 /* Block structs: ggml src/ggml-common.h (block_q4_0, block_q8_0, block_q4_1, block_q5_0, block_q5_1,
- * block_q4_K, block_q6_K, block_q5_K, block_iq4_nl, block_iq4_xs, block_mxfp4). */
+ * block_q4_K, block_q6_K, block_q5_K, block_iq4_nl, block_iq4_xs, block_mxfp4, block_q2_K, block_q3_K). */
 static const gq_type k_types[] = {
     {2, "Q4_0", 4, 1, 0, "Q40-001", "Q40-002", "Q40-003", pc_q4_0_decode_ref, pc_q4_0_decode_fast},
     {8, "Q8_0", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q8_0_decode_ref, pc_q8_0_decode_fast},
@@ -48,6 +48,8 @@ static const gq_type k_types[] = {
     {13, "Q5_K", 5, 2, 0, "GQ-001", "GQ-002", "GQ-003", pc_q5_k_decode_ref, pc_q5_k_decode_fast},
     {20, "IQ4_NL", 4, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq4_nl_decode_ref, pc_iq4_nl_decode_fast},
     {23, "IQ4_XS", 4, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq4_xs_decode_ref, pc_iq4_xs_decode_fast},
+    {10, "Q2_K", 2, 2, 80, "GQ-001", "GQ-002", "GQ-003", pc_q2_k_decode_ref, pc_q2_k_decode_fast},
+    {11, "Q3_K", 3, 1, 108, "GQ-001", "GQ-002", "GQ-003", pc_q3_k_decode_ref, pc_q3_k_decode_fast},
     /* MXFP4: the E8M0 scale is an exponent byte; every value decodes (no fp16 field to check) */
     {39, "MXFP4", 4, 0, 0, "GQ-001", "GQ-002", "GQ-003", pc_mxfp4_decode_ref, pc_mxfp4_decode_fast},
 };
@@ -131,7 +133,7 @@ static void d_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
     if (s->bad)
         pc_report(cx, s->ty->scale, s->t->name, (int64_t)(s->t->offset + s->first * s->bytes + s->ty->scale_at + 2 * s->field),
                   "block %llu has %s = 0x%04x (%s); %llu block(s) in all have a non-finite scale", (unsigned long long)s->first,
-                  s->field ? (s->ty->ggml_type == 12 || s->ty->ggml_type == 13 ? "dmin" : "m") : "d", s->d, (s->d & 0x3ffu) ? "NaN" : "inf", (unsigned long long)s->bad);
+                  s->field ? (s->ty->ggml_type >= 10 && s->ty->ggml_type <= 13 ? "dmin" : "m") : "d", s->d, (s->d & 0x3ffu) ? "NaN" : "inf", (unsigned long long)s->bad);
 }
 
 static bool check_scales(pc_input *in, const gq_module *g, pc_ctx *cx)

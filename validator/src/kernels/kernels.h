@@ -104,6 +104,14 @@ void pc_q6_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
  *         | bit (e / 32) of qh[e % 32] << 4 (0..31), w as Q4_K. */
 void pc_q5_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q5_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/*   Q2_K, 84 bytes: scales[16] (low nibble scale, high nibble min), qs[64], fp16 d, fp16 dmin;
+ *         codes = the 2-bit q, w = f32(f32(d * sc) * q) - f32(dmin * m), scale byte e / 16.
+ *   Q3_K, 110 bytes: hmask[32], qs[64], 12 bytes of sixteen 6-bit scales, fp16 d; codes = the
+ *         3-bit q = low 2 bits | hmask bit << 2, w = f32(d * (sc - 32)) * (q - 4) (exact). */
+void pc_q2_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q3_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q3_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 /* Non-linear 4-bit types; codes = the nibble (an index into the type's 16-value table):
  *   IQ4_NL, 18 bytes per 32: fp16 d, qs[16] (Q4_0's order); w = f32(d * kvalues_iq4nl[q]).
  *   IQ4_XS, 136 bytes per 256: fp16 d, LE u16 scales_h, scales_l[4], qs[128]; sub-block j's 6-bit
@@ -141,7 +149,7 @@ typedef struct pc_kernel_set {
     pc_awq_fn awq;
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
-    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4;
+    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

@@ -94,3 +94,53 @@ void pc_q5_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, f
         memcpy(weights + 256 * b, w, sizeof w);
     }
 }
+
+/* Q2_K and Q3_K: the codes of one 128-element half come from 32 qs bytes, 2 bits per element at
+ * shift 2j; scales run in groups of 16 elements in order. */
+void pc_q2_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++, src += 84) {
+        uint8_t s[16], qs[64], q[256];
+        memcpy(s, src, 16);
+        memcpy(qs, src + 16, 64);
+        for (int h = 0; h < 2; h++)
+            for (int j = 0; j < 4; j++)
+                for (int l = 0; l < 32; l++) q[128 * h + 32 * j + l] = (uint8_t)((qs[32 * h + l] >> (2 * j)) & 3u);
+        if (codes) memcpy(codes + 256 * b, q, 256);
+        if (!weights) continue;
+        const float d = pc_half_to_f32(pc_le16_at(src + 80)), dmin = pc_half_to_f32(pc_le16_at(src + 82));
+        float w[256];
+        for (int g = 0; g < 16; g++) {
+            float dl = d * (float)(s[g] & 15u), ml = dmin * (float)(s[g] >> 4);
+            for (int l = 0; l < 16; l++) {
+                float p = dl * (float)q[16 * g + l];
+                w[16 * g + l] = p - ml;
+            }
+        }
+        memcpy(weights + 256 * b, w, sizeof w);
+    }
+}
+
+void pc_q3_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++, src += 110) {
+        uint8_t hm[32], qs[64], s[12], q[256];
+        memcpy(hm, src, 32);
+        memcpy(qs, src + 32, 64);
+        memcpy(s, src + 96, 12);
+        for (int h = 0; h < 2; h++)
+            for (int j = 0; j < 4; j++)
+                for (int l = 0; l < 32; l++)
+                    q[128 * h + 32 * j + l] = (uint8_t)(((qs[32 * h + l] >> (2 * j)) & 3u) | (((hm[l] >> (4 * h + j)) & 1u) << 2));
+        if (codes) memcpy(codes + 256 * b, q, 256);
+        if (!weights) continue;
+        const float d = pc_half_to_f32(pc_le16_at(src + 108));
+        float w[256];
+        for (int g = 0; g < 16; g++) {
+            unsigned lo = g < 8 ? (s[g] & 15u) : (unsigned)(s[g - 8] >> 4), hi = (s[8 + g % 4] >> (2 * (g / 4))) & 3u;
+            float dl = d * (float)((int)(lo | (hi << 4)) - 32);
+            for (int l = 0; l < 16; l++) w[16 * g + l] = dl * (float)((int)q[16 * g + l] - 4);
+        }
+        memcpy(weights + 256 * b, w, sizeof w);
+    }
+}

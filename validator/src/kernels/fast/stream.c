@@ -119,4 +119,6 @@ const pc_kernel_set pc_kernels_scalar = {
     .iq4_nl = pc_iq4_nl_decode_scalar,
     .iq4_xs = pc_iq4_xs_decode_scalar,
     .mxfp4 = pc_mxfp4_decode_scalar,
+    .q2_k = pc_q2_k_decode_scalar,
+    .q3_k = pc_q3_k_decode_scalar,
 };

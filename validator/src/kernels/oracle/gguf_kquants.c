@@ -89,3 +89,55 @@ PC_ORACLE_FN void pc_q5_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t
         }
     }
 }
+
+/* block_q2_K, 84 bytes: scales[16] (low nibble scale, high nibble min), qs[64], fp16 d, fp16 dmin.
+ * Per half h of 128 elements (qs + 32h), element 32j + l (j = 0..3, l = 0..31) is bits 2j..2j+1 of
+ * qs[32h + l]; its scale byte is scales[e / 16]. codes = the 2-bit q;
+ * w = f32(f32(d * (sc & 15)) * q) - f32(dmin * (sc >> 4)). */
+PC_ORACLE_FN void pc_q2_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *block = src + 84 * b;
+        float d = pc_oracle_half(half_at(block + 80)), dmin = pc_oracle_half(half_at(block + 82));
+        for (unsigned e = 0; e < 256; e++) {
+            unsigned h = e / 128, j = (e % 128) / 32, l = e % 32;
+            unsigned q = (block[16 + 32 * h + l] >> (2 * j)) & 3u, sc = block[e / 16];
+            if (codes) codes[256 * b + e] = (uint8_t)q;
+            if (weights) {
+                float dl = d * (float)(sc & 15u), ml = dmin * (float)(sc >> 4);
+                float p = dl * (float)q;
+                weights[256 * b + e] = p - ml;
+            }
+        }
+    }
+}
+
+/* The 6-bit scale i (0..15) of a Q3_K block from its 12 scale bytes s, as dequantize_row_q3_K's
+ * kmask1/kmask2 word shuffle leaves it: the low 4 bits are a nibble of s[i % 8] (low for i < 8),
+ * the high 2 bits are bits 2 (i / 4)..2 (i / 4) + 1 of s[8 + i % 4]. */
+static unsigned q3k_scale(const uint8_t *s, unsigned i)
+{
+    unsigned lo = i < 8 ? (s[i] & 15u) : (unsigned)(s[i - 8] >> 4);
+    unsigned hi = ((unsigned)s[8 + i % 4] >> (2 * (i / 4))) & 3u;
+    return lo | (hi << 4);
+}
+
+/* block_q3_K, 110 bytes: hmask[32], qs[64], scales[12], fp16 d. Element e = 128h + 32j + l: low
+ * bits 2j..2j+1 of qs[32h + l], high bit (4h + j) of hmask[l] (hmask is not advanced per half);
+ * codes = q = low | high << 2 (0..7); w = f32(d * (sc - 32)) * (q - 4), sc = scale e / 16 (exact). */
+PC_ORACLE_FN void pc_q3_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *block = src + 110 * b;
+        float d = pc_oracle_half(half_at(block + 108));
+        for (unsigned e = 0; e < 256; e++) {
+            unsigned h = e / 128, j = (e % 128) / 32, l = e % 32;
+            unsigned q = ((block[32 + 32 * h + l] >> (2 * j)) & 3u) | (((unsigned)(block[l] >> (4 * h + j)) & 1u) << 2);
+            if (codes) codes[256 * b + e] = (uint8_t)q;
+            if (weights) {
+                float dl = d * (float)((int)q3k_scale(block + 96, e / 16) - 32);
+                weights[256 * b + e] = dl * (float)((int)q - 4);
+            }
+        }
+    }
+}
