@@ -178,8 +178,14 @@ def iquant_view(raw, qt):
     one = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
     if qt == QT.MXFP4:
         return nibble_codes(raw.reshape(-1, 17)[:, 1:]), w
-    size = {QT.Q5_K: 176, QT.IQ4_NL: 18, QT.IQ4_XS: 136, QT.Q2_K: 84, QT.Q3_K: 110}[qt]
+    size = {QT.Q5_K: 176, QT.IQ4_NL: 18, QT.IQ4_XS: 136, QT.Q2_K: 84, QT.Q3_K: 110, QT.TQ1_0: 54, QT.TQ2_0: 66}[qt]
     b = raw.reshape(-1, size).copy()
+    if qt in (QT.TQ1_0, QT.TQ2_0):  # d = 1 (last two bytes): dequantize returns x - 1
+        b[:, size - 2:size] = one
+        x = dequantize(b.reshape(raw.shape), qt)
+        xi = x.astype(np.int64) + 1
+        assert np.array_equal(xi.astype(np.float32) - 1, x) and xi.min() >= 0 and xi.max() < 4
+        return xi.astype(np.uint8), w
     if qt in (QT.Q2_K, QT.Q3_K):  # d is at the block's end: bytes 0-1 are scales / hmask
         # Q2_K: d = 1, dmin = 0, every scale byte 0x01 (scale 1, min 0): dequantize returns q.
         # Q3_K: d = 1, every 6-bit scale 33 (factor 1): dequantize returns q - 4.
@@ -209,7 +215,8 @@ def iquant_view(raw, qt):
 
 
 BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5, QT.Q4_K: 4, QT.Q6_K: 6,
-        QT.Q5_K: 5, QT.IQ4_NL: 4, QT.IQ4_XS: 4, QT.MXFP4: 4, QT.Q2_K: 2, QT.Q3_K: 3}
+        QT.Q5_K: 5, QT.IQ4_NL: 4, QT.IQ4_XS: 4, QT.MXFP4: 4, QT.Q2_K: 2, QT.Q3_K: 3,
+        QT.TQ1_0: 2, QT.TQ2_0: 2}
 
 
 def pins(data):
@@ -228,7 +235,7 @@ def pins(data):
                 codes, w = q4_0_view(raw)
             elif t.tensor_type in (QT.Q4_K, QT.Q6_K):
                 codes, w = kquant_view(raw, t.tensor_type)
-            elif t.tensor_type in (QT.Q5_K, QT.IQ4_NL, QT.IQ4_XS, QT.MXFP4, QT.Q2_K, QT.Q3_K):
+            elif t.tensor_type in (QT.Q5_K, QT.IQ4_NL, QT.IQ4_XS, QT.MXFP4, QT.Q2_K, QT.Q3_K, QT.TQ1_0, QT.TQ2_0):
                 codes, w = iquant_view(raw, t.tensor_type)
             else:
                 codes, w = block_view(raw, t.tensor_type)
@@ -945,6 +952,34 @@ def gen_low_kquants(out):
                  source=f"{SRC_W}: a {qt.name} tensor packed from the block struct, block 1's {what} (byte {at}) set to {bits:#06x} ({kind})")
 
 
+def gen_ternary(out):
+    rng = np.random.default_rng(20261205)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    # Raw probes: every byte value 0..255 in every TQ1_0 trit byte position (bytes above 242 are not
+    # canonical base-3, and ggml still decodes them), every TQ2_0 field value, d cycling the specials.
+    n = 16
+    tq1 = np.zeros((n, 54), np.uint8)
+    tq1[:, :52] = (np.arange(n).reshape(n, 1) * 52 + np.arange(52).reshape(1, 52)) % 256
+    tq1[:, 52:54] = specials[np.arange(n) % 7].reshape(n, 1).view(np.uint8)
+    tq2 = np.zeros((n, 66), np.uint8)
+    tq2[:, :64] = rng.integers(0, 256, size=(n, 64))
+    tq2[:, 64:66] = specials[np.arange(n) % 7].reshape(n, 1).view(np.uint8)
+    x = lambda *sh: rng.standard_normal(sh).astype(np.float32)  # noqa: E731
+    ts = [("probe.tq1_0.weight", tq1.reshape(2, 8 * 54), QT.TQ1_0), ("probe.tq2_0.weight", tq2.reshape(2, 8 * 66), QT.TQ2_0),
+          ("quant.tq1_0.weight", quantize(x(4, 256), QT.TQ1_0), QT.TQ1_0), ("quant.tq2_0.weight", quantize(x(4, 256), QT.TQ2_0), QT.TQ2_0)]
+    data = write_with_gguf(ts)
+    out.case("gq", "ternary", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: TQ1_0 [2, 2048] raw blocks holding every byte value in the trit bytes (non-canonical bytes above 242 "
+                    f"included), TQ2_0 [2, 2048] random bytes (numpy default_rng(20261205)), d cycling through fp16 0x0001, 0x03ff, "
+                    f"+0, -0, -0.75, 0.5, 0.003; and [4, 256] of each from gguf.quants.quantize", rules=["GQ-001", "GQ-002"], modules=pins(data))
+    for qt, blocks, at in ((QT.TQ1_0, tq1[:2], 52), (QT.TQ2_0, tq2[:2], 64)):
+        blocks = blocks.copy()
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", 0x7C00), np.uint8)
+        out.case("gq", f"{qt.name.lower()}-d-inf", verdict="reject", reject_rule="GQ-002",
+                 files={"model.gguf": write_with_gguf([("x.weight", blocks.reshape(1, -1), qt)])}, input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a {qt.name} tensor of 2 raw blocks, block 1's d (byte {at}) set to 0x7c00 (inf)")
+
+
 def generate(out):
     v3 = gen_valid(out)
     gen_header(out)
@@ -956,3 +991,4 @@ def generate(out):
     gen_kquants(out)
     gen_more_types(out)
     gen_low_kquants(out)
+    gen_ternary(out)

@@ -25,6 +25,8 @@ static const bt k_types[] = {
     {"MXFP4", 39, 17, 32, 0, 0, pc_mxfp4_decode_ref, pc_mxfp4_decode_fast},
     {"Q2_K", 10, 84, 256, 2, 80, pc_q2_k_decode_ref, pc_q2_k_decode_fast},
     {"Q3_K", 11, 110, 256, 1, 108, pc_q3_k_decode_ref, pc_q3_k_decode_fast},
+    {"TQ1_0", 34, 54, 256, 1, 52, pc_tq1_0_decode_ref, pc_tq1_0_decode_fast},
+    {"TQ2_0", 35, 66, 256, 1, 64, pc_tq2_0_decode_ref, pc_tq2_0_decode_fast},
 };
 #define NTYPES (sizeof k_types / sizeof *k_types)
 

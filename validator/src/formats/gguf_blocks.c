@@ -36,7 +36,7 @@ typedef struct gq_type {
 } gq_type;
 
 /* Block structs: ggml src/ggml-common.h (block_q4_0, block_q8_0, block_q4_1, block_q5_0, block_q5_1,
- * block_q4_K, block_q6_K, block_q5_K, block_iq4_nl, block_iq4_xs, block_mxfp4, block_q2_K, block_q3_K). */
+ * block_q4_K, block_q6_K, block_q5_K, block_iq4_nl, block_iq4_xs, block_mxfp4, block_q2_K, block_q3_K, block_tq1_0, block_tq2_0). */
 static const gq_type k_types[] = {
     {2, "Q4_0", 4, 1, 0, "Q40-001", "Q40-002", "Q40-003", pc_q4_0_decode_ref, pc_q4_0_decode_fast},
     {8, "Q8_0", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q8_0_decode_ref, pc_q8_0_decode_fast},
@@ -50,6 +50,8 @@ static const gq_type k_types[] = {
     {23, "IQ4_XS", 4, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq4_xs_decode_ref, pc_iq4_xs_decode_fast},
     {10, "Q2_K", 2, 2, 80, "GQ-001", "GQ-002", "GQ-003", pc_q2_k_decode_ref, pc_q2_k_decode_fast},
     {11, "Q3_K", 3, 1, 108, "GQ-001", "GQ-002", "GQ-003", pc_q3_k_decode_ref, pc_q3_k_decode_fast},
+    {34, "TQ1_0", 2, 1, 52, "GQ-001", "GQ-002", "GQ-003", pc_tq1_0_decode_ref, pc_tq1_0_decode_fast},
+    {35, "TQ2_0", 2, 1, 64, "GQ-001", "GQ-002", "GQ-003", pc_tq2_0_decode_ref, pc_tq2_0_decode_fast},
     /* MXFP4: the E8M0 scale is an exponent byte; every value decodes (no fp16 field to check) */
     {39, "MXFP4", 4, 0, 0, "GQ-001", "GQ-002", "GQ-003", pc_mxfp4_decode_ref, pc_mxfp4_decode_fast},
 };

@@ -102,6 +102,8 @@ GQ_BENCH(iq4_xs, 256, 136, 1, 0)
 GQ_BENCH(mxfp4, 32, 17, 0, 0)
 GQ_BENCH(q2_k, 256, 84, 2, 80)
 GQ_BENCH(q3_k, 256, 110, 1, 108)
+GQ_BENCH(tq1_0, 256, 54, 1, 52)
+GQ_BENCH(tq2_0, 256, 66, 1, 64)
 #define GQ_ENTRIES(type, bits, elems)                                                                    \
     {#type, #type, bits, 1, type##_in, type##_codes_run, 0.80, 0, elems, type##_fill},                   \
     {#type "-f32", #type, bits, 4, type##_in, type##_f32_run, 0.80, 0, elems, type##_fill} /* GB/s of f32 output */
@@ -139,7 +141,7 @@ static const bench_entry k_entries[] = {
     GQ_ENTRIES(q8_0, 8, 32), GQ_ENTRIES(q4_1, 4, 32), GQ_ENTRIES(q5_0, 5, 32), GQ_ENTRIES(q5_1, 5, 32),
     GQ_ENTRIES(q4_k, 4, 256), GQ_ENTRIES(q6_k, 6, 256), GQ_ENTRIES(q5_k, 5, 256),
     GQ_ENTRIES(iq4_nl, 4, 32), GQ_ENTRIES(iq4_xs, 4, 256), GQ_ENTRIES(mxfp4, 4, 32),
-    GQ_ENTRIES(q2_k, 2, 256), GQ_ENTRIES(q3_k, 3, 256),
+    GQ_ENTRIES(q2_k, 2, 256), GQ_ENTRIES(q3_k, 3, 256), GQ_ENTRIES(tq1_0, 2, 256), GQ_ENTRIES(tq2_0, 2, 256),
 };
 
 /* ------------------------------------------------------------------------------------------------

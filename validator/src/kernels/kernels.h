@@ -112,6 +112,14 @@ void pc_q2_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, floa
 void pc_q2_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q3_k_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q3_k_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* Ternary types (256 per block, one fp16 d last; w = f32(x - 1) * d, exact):
+ *   TQ1_0, 54 bytes: qs[48] with 5 base-3 trits per byte, qh[4] with 4, d; codes = the trit (0..2),
+ *         extracted as ggml does, ((byte * 3^n) mod 256) * 3 >> 8 (see oracle/gguf_ternary.c).
+ *   TQ2_0, 66 bytes: qs[64] (Q2_K's 2-bit order), d; codes = the 2-bit x (0..3). */
+void pc_tq1_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq1_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq2_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq2_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 /* Non-linear 4-bit types; codes = the nibble (an index into the type's 16-value table):
  *   IQ4_NL, 18 bytes per 32: fp16 d, qs[16] (Q4_0's order); w = f32(d * kvalues_iq4nl[q]).
  *   IQ4_XS, 136 bytes per 256: fp16 d, LE u16 scales_h, scales_l[4], qs[128]; sub-block j's 6-bit
@@ -149,7 +157,7 @@ typedef struct pc_kernel_set {
     pc_awq_fn awq;
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
-    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k;
+    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k, tq1_0, tq2_0;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

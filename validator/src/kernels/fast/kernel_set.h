@@ -41,6 +41,9 @@ void pc_q3_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, f
 void pc_iq4_nl_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq4_xs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_mxfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_ternary.c */
+void pc_tq1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1

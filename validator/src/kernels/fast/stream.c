@@ -121,4 +121,6 @@ const pc_kernel_set pc_kernels_scalar = {
     .mxfp4 = pc_mxfp4_decode_scalar,
     .q2_k = pc_q2_k_decode_scalar,
     .q3_k = pc_q3_k_decode_scalar,
+    .tq1_0 = pc_tq1_0_decode_scalar,
+    .tq2_0 = pc_tq2_0_decode_scalar,
 };
