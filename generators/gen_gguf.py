@@ -32,8 +32,9 @@ SRC_H = "hand-built bytes (generators/pcgen/ggufbytes.py)"
 # ---------------------------------------------------------------------------------------------
 # writing with gguf, pinning with gguf
 
-def write_with_gguf(tensors, *, alignment=None, kvs=None, big_endian=False):
-    """tensors: list of (name, array, raw_dtype or None). Returns the file's bytes."""
+def write_with_gguf(tensors, *, alignment=None, kvs=None, big_endian=False, extra=None):
+    """tensors: list of (name, array, raw_dtype or None); extra(writer) adds more metadata through
+    GGUFWriter's own methods. Returns the file's bytes."""
     fd, path = tempfile.mkstemp(suffix=".gguf")
     os.close(fd)
     try:
@@ -41,6 +42,8 @@ def write_with_gguf(tensors, *, alignment=None, kvs=None, big_endian=False):
         w = gguf.GGUFWriter(path, "llama", endianess=endian)
         if alignment is not None:
             w.add_custom_alignment(alignment)
+        if extra is not None:
+            extra(w)
         for k, v in (kvs or {}).items():
             if isinstance(v, str):
                 w.add_string(k, v)
@@ -88,8 +91,136 @@ def q4_0_view(raw):
     return codes, w
 
 
+# The other decoded block types (formats/gguf_blocks.c): bytes per block, offset of the signed
+# quant, fp16 fields (d, then m for the "_1" types), which dequantize gives with d = 1 and m = 0.
+BLOCKS = {QT.Q8_0: (34, 0, 1), QT.Q4_1: (20, 0, 2), QT.Q5_0: (22, 16, 1), QT.Q5_1: (24, 0, 2)}
+
+
+def block_view(raw, qt):
+    """(codes u8, weights f32) of raw Q8_0/Q4_1/Q5_0/Q5_1 bytes, both by gguf's dequantize: weights
+    as stored; codes from the same blocks with d = 1 and m = 0, so dequantize returns the integer
+    quant in gguf's element order (Q5_0 minus 16; Q8_0 the int8, whose byte is the code). The
+    contract's form (CONTRACT 3: f32(x) * d, then + m) is asserted equal to gguf's bit for bit."""
+    size, off, nf = BLOCKS[qt]
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.size == 0:
+        return np.zeros(0, np.uint8), np.zeros(0, np.float32)
+    w = dequantize(raw, qt).astype(np.float32, copy=False)
+    blocks = raw.reshape(-1, size).copy()
+    blocks[:, 0:2] = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+    if nf == 2:
+        blocks[:, 2:4] = 0
+    x = dequantize(blocks.reshape(raw.shape), qt)
+    xi = x.astype(np.int64) + off
+    assert np.array_equal(xi.astype(np.float32) - off, x)
+    codes = (xi & 0xFF).astype(np.uint8)  # Q8_0: the int8 byte as stored
+    fields = raw.reshape(-1, size)[:, 0:2 * nf].copy().view(np.float16).astype(np.float32)
+    xq = (xi.reshape(-1, 32) - off).astype(np.float32)
+    contract = xq * fields[:, 0:1]
+    if nf == 2:
+        contract = contract + fields[:, 1:2]
+    with np.errstate(invalid="ignore"):
+        same = contract.reshape(w.shape).view(np.uint32) == w.view(np.uint32)
+    assert same.all(), f"gguf dequantize != contract form for {qt.name}"
+    return codes, w
+
+
+def kquant_view(raw, qt):
+    """(codes u8, weights f32) of raw Q4_K / Q6_K bytes, both by gguf's dequantize: weights as
+    stored; codes from the same blocks with d = 1, dmin = 0 and every sub-block scale 1 (min 0), so
+    dequantize returns q (Q4_K) or q - 32 (Q6_K) in gguf's element order."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.size == 0:
+        return np.zeros(0, np.uint8), np.zeros(0, np.float32)
+    w = dequantize(raw, qt).astype(np.float32, copy=False)
+    one = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+    if qt == QT.Q4_K:
+        b = raw.reshape(-1, 144).copy()
+        b[:, 0:2] = one
+        b[:, 2:4] = 0
+        b[:, 4:8], b[:, 8:12], b[:, 12:16] = 1, 0, 1  # scales 1 (j < 4: bytes 0-3; j >= 4: low nibbles of 8-11), mins 0
+        off = 0
+    else:
+        b = raw.reshape(-1, 210).copy()
+        b[:, 192:208] = 1
+        b[:, 208:210] = one
+        off = 32
+    x = dequantize(b.reshape(raw.shape), qt)
+    xi = x.astype(np.int64) + off
+    assert np.array_equal(xi.astype(np.float32) - off, x) and xi.min() >= 0 and xi.max() < (16 if qt == QT.Q4_K else 64)
+    return xi.astype(np.uint8), w
+
+
+# The 16-value tables of ggml-common.h as the C kernels hold them; gguf-py's own copies must agree.
+IQ4NL_VALUES = (-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113)
+MXFP4_VALUES = (0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12)
+assert tuple(gguf.quants.IQ4_NL.kvalues) == IQ4NL_VALUES and tuple(gguf.quants.MXFP4.kvalues) == MXFP4_VALUES
+
+
+def nibble_codes(qs):
+    """The 32 nibbles per 16 qs bytes in gguf's element order: the bytes read back as Q4_0 blocks
+    with d = 1 through gguf's own Q4_0 dequantize (which returns nibble - 8)."""
+    qs = np.ascontiguousarray(qs, dtype=np.uint8).reshape(-1, 16)
+    one = np.broadcast_to(np.frombuffer(np.float16(1.0).tobytes(), np.uint8), (qs.shape[0], 2))
+    return (dequantize(np.concatenate([one, qs], axis=1), QT.Q4_0).reshape(-1) + 8).astype(np.uint8)
+
+
+def iquant_view(raw, qt):
+    """(codes u8, weights f32) of raw Q5_K / IQ4_NL / IQ4_XS / MXFP4 bytes, weights by gguf's
+    dequantize. Codes: Q5_K with d = 1, dmin = 0 and scales 1 (dequantize returns q); IQ4_NL and
+    IQ4_XS with d = 1 (and every ls = 33, i.e. a factor 1), the table value mapped back to its index;
+    MXFP4 (whose table maps two codes to 0) by nibble_codes of its qs."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.size == 0:
+        return np.zeros(0, np.uint8), np.zeros(0, np.float32)
+    with np.errstate(over="ignore"):  # MXFP4 e = 254, 255: |value| >= 2^128 is inf, in ggml too
+        w = dequantize(raw, qt).astype(np.float32, copy=False)
+    one = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+    if qt == QT.MXFP4:
+        return nibble_codes(raw.reshape(-1, 17)[:, 1:]), w
+    size = {QT.Q5_K: 176, QT.IQ4_NL: 18, QT.IQ4_XS: 136, QT.Q2_K: 84, QT.Q3_K: 110, QT.TQ1_0: 54, QT.TQ2_0: 66}[qt]
+    b = raw.reshape(-1, size).copy()
+    if qt in (QT.TQ1_0, QT.TQ2_0):  # d = 1 (last two bytes): dequantize returns x - 1
+        b[:, size - 2:size] = one
+        x = dequantize(b.reshape(raw.shape), qt)
+        xi = x.astype(np.int64) + 1
+        assert np.array_equal(xi.astype(np.float32) - 1, x) and xi.min() >= 0 and xi.max() < 4
+        return xi.astype(np.uint8), w
+    if qt in (QT.Q2_K, QT.Q3_K):  # d is at the block's end: bytes 0-1 are scales / hmask
+        # Q2_K: d = 1, dmin = 0, every scale byte 0x01 (scale 1, min 0): dequantize returns q.
+        # Q3_K: d = 1, every 6-bit scale 33 (factor 1): dequantize returns q - 4.
+        if qt == QT.Q2_K:
+            b[:, 0:16], b[:, 80:82], b[:, 82:84] = 1, one, 0
+        else:
+            b[:, 96:104], b[:, 104:108], b[:, 108:110] = 0x11, 0xAA, one
+        off = 0 if qt == QT.Q2_K else 4
+        x = dequantize(b.reshape(raw.shape), qt)
+        xi = x.astype(np.int64) + off
+        assert np.array_equal(xi.astype(np.float32) - off, x) and xi.min() >= 0 and xi.max() < (4 if qt == QT.Q2_K else 8)
+        return xi.astype(np.uint8), w
+    b[:, 0:2] = one
+    if qt == QT.Q5_K:
+        b[:, 2:4] = 0
+        b[:, 4:8], b[:, 8:12], b[:, 12:16] = 1, 0, 1
+        x = dequantize(b.reshape(raw.shape), qt)
+        xi = x.astype(np.int64)
+        assert np.array_equal(xi.astype(np.float32), x) and xi.min() >= 0 and xi.max() < 32
+        return xi.astype(np.uint8), w
+    if qt == QT.IQ4_XS:
+        b[:, 2:4] = np.frombuffer(struct.pack("<H", 0xAAAA), np.uint8)  # bits 4-5 of every ls: 10
+        b[:, 4:8] = 0x11                                                 # low nibbles: 1 (ls = 33)
+    x = dequantize(b.reshape(raw.shape), qt).astype(np.int64).reshape(-1)
+    lut = {v: i for i, v in enumerate(IQ4NL_VALUES)}
+    return np.array([lut[v] for v in x], np.uint8), w
+
+
+BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5, QT.Q4_K: 4, QT.Q6_K: 6,
+        QT.Q5_K: 5, QT.IQ4_NL: 4, QT.IQ4_XS: 4, QT.MXFP4: 4, QT.Q2_K: 2, QT.Q3_K: 3,
+        QT.TQ1_0: 2, QT.TQ2_0: 2}
+
+
 def pins(data):
-    """Module pins of every Q4_0 tensor of a GGUF file, read back with gguf's GGUFReader."""
+    """Module pins of every decoded block-type tensor of a GGUF file, read back with GGUFReader."""
     fd, path = tempfile.mkstemp(suffix=".gguf")
     with os.fdopen(fd, "wb") as f:
         f.write(data)
@@ -97,11 +228,19 @@ def pins(data):
         r = gguf.GGUFReader(path)
         mods = {}
         for t in r.tensors:
-            if t.tensor_type != QT.Q4_0:
+            if t.tensor_type not in BITS:
                 continue
-            codes, w = q4_0_view(np.array(t.data))
+            raw = np.array(t.data)
+            if t.tensor_type == QT.Q4_0:
+                codes, w = q4_0_view(raw)
+            elif t.tensor_type in (QT.Q4_K, QT.Q6_K):
+                codes, w = kquant_view(raw, t.tensor_type)
+            elif t.tensor_type in (QT.Q5_K, QT.IQ4_NL, QT.IQ4_XS, QT.MXFP4, QT.Q2_K, QT.Q3_K, QT.TQ1_0, QT.TQ2_0):
+                codes, w = iquant_view(raw, t.tensor_type)
+            else:
+                codes, w = block_view(raw, t.tensor_type)
             prefix = t.name[:-len(".weight")] if t.name.endswith(".weight") and len(t.name) > 7 else t.name
-            mods[prefix] = module_pin(logical_shape(t.shape), 4, codes.tobytes(), w.astype("<f4").tobytes())
+            mods[prefix] = module_pin(logical_shape(t.shape), BITS[t.tensor_type], codes.tobytes(), w.astype("<f4").tobytes())
         return mods
     finally:
         os.unlink(path)
@@ -192,12 +331,17 @@ def gen_valid(out):
                             ("c.q8_0.weight", q8, QT.Q8_0), ("d.q4_1.weight", q41, QT.Q4_1),
                             ("e.q4_0.weight", q4(down[:4]), QT.Q4_0)])
     out.case("gguf", "mixed-types", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
-             source=f"{SRC_W}: F32, F16, Q8_0 and Q4_1 (gguf.quants.quantize) described and skipped beside one Q4_0 tensor",
+             source=f"{SRC_W}: F32, F16, Q8_0 and Q4_1 (gguf.quants.quantize) beside one Q4_0 tensor: all three block types decoded",
              rules=["GGUF-022", "GGUF-023", "GGUF-024"], modules=pins(data))
     data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("c.q8_0.weight", q8, QT.Q8_0)])
     out.case("gguf", "no-q4_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
-             source=f"{SRC_W}: F32 and Q8_0 only: a valid container with nothing for the Q4_0 module",
-             rules=["GGUF-022", "GGUF-028"], modules={})
+             source=f"{SRC_W}: F32 and Q8_0 only: a valid container without Q4_0, its Q8_0 tensor decoded",
+             rules=["GGUF-022", "GGUF-028", "GQ-001", "GQ-002"], modules=pins(data))
+    iq2 = np.zeros((2, 66), np.uint8)  # two all-zero IQ2_XXS blocks: a type not decoded yet
+    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.iq2_xxs.weight", iq2, QT.IQ2_XXS)])
+    out.case("gguf", "unchecked-iq2_xxs", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32 and a [2, 256] IQ2_XXS tensor (raw zero blocks): a block type not decoded yet is unchecked",
+             rules=["GGUF-022"], modules={})
     data = write_with_gguf([], kvs={"general.name": "metadata only"})
     out.case("gguf", "metadata-only", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
              source=f"{SRC_W}: no tensors (the data section starts unpadded at the header end)", rules=["GGUF-004", "GGUF-011"])
@@ -212,6 +356,18 @@ def gen_valid(out):
              input="model.gguf", rules=["GGUF-002"],
              source=f"{SRC_Q} with endianess=GGUFEndian.BIG: the magic stays \"GGUF\", the version reads 0x03000000 "
                     f"in little-endian (only little-endian GGUF is read; the message says the file is byte-swapped)")
+    # GGUF-014 as llama.cpp reads it today: INT32 scores (gguf-py writes them when every score is an
+    # integer; llama.cpp PR #27260) and scores longer than the token list (refused only when shorter).
+    def tok(scores):
+        return lambda w: (w.add_token_list(["a", "b", "c"]), w.add_token_scores(scores))
+    data = write_with_gguf([("x.weight", q4(down[:2]), QT.Q4_0)], extra=tok([0, -1, -2]))
+    out.case("gguf", "tokenizer-scores-i32", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_Q}: add_token_list of 3 tokens, add_token_scores([0, -1, -2]): gguf-py writes an ARRAY of INT32 "
+                    f"(llama.cpp reads it since PR #27260, issue #27254)", rules=["GGUF-014"], modules=pins(data))
+    data = write_with_gguf([("x.weight", q4(down[:2]), QT.Q4_0)], extra=tok([0.0, -1.0, -2.0, -3.0]))
+    out.case("gguf", "tokenizer-scores-long", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_Q}: 3 tokens and 4 FLOAT32 scores (llama.cpp refuses only fewer scores than tokens, PR #20737)",
+             rules=["GGUF-014"], modules=pins(data))
     zero_rows = write_with_gguf([("empty.weight", np.zeros((0, 18), np.uint8), QT.Q4_0), ("x.weight", q4(down[:2]), QT.Q4_0)])
     out.case("gguf", "q4_0-ne1-zero", verdict="pass", layout="gguf", files={"model.gguf": zero_rows}, input="model.gguf",
              source=f"{SRC_Q}: a Q4_0 tensor with ne = [32, 0] (ggml c2cdd2b2: ne1 = 0 must load) beside a normal one",
@@ -423,6 +579,407 @@ def gen_q40(out, v3):
              source=f"{SRC_H}: Q4_0 tensors blk.0.attn_q and blk.0.attn_q.weight map to one module prefix", rules=["Q40-003"])
 
 
+# ---------------------------------------------------------------------------------------------
+# family gq: Q8_0, Q4_1, Q5_0, Q5_1
+
+SRC_GQ = f"gguf {VER} GGUFWriter + gguf.quants.quantize"
+F16 = lambda bits: np.array([bits], np.uint16).view(np.float16)[0]  # noqa: E731
+
+
+def pack_blocks(qt, codes, d, m=None):
+    """Blocks of one of the GQ types from codes [rows, K] (K % 32 == 0, the stored quant: Q8_0 the
+    int8 byte as u8, else 0..15 / 0..31) and one fp16 d (and m) per block, from ggml's block structs:
+    Q8_0 d, qs[32]; Q4_1 d, m, qs[16]; Q5_0 d, qh (LE u32, bit e = bit 4 of code e), qs[16];
+    Q5_1 d, m, qh, qs[16]; qs byte j = low 4 bits of code j | those of code j+16 << 4."""
+    codes = np.asarray(codes, dtype=np.uint8)
+    rows, k = codes.shape
+    nb = k // 32
+    blk = codes.reshape(rows, nb, 32)
+
+    def half(v):
+        return np.broadcast_to(np.asarray(v, dtype=np.float16), (rows, nb)).copy().view(np.uint8).reshape(rows, nb, 2)
+
+    parts = [half(d)]
+    if qt in (QT.Q4_1, QT.Q5_1):
+        parts.append(half(m))
+    if qt == QT.Q8_0:
+        parts.append(blk)
+    else:
+        if qt in (QT.Q5_0, QT.Q5_1):
+            hb = ((blk >> 4) & 1).astype(np.uint32) << np.arange(32, dtype=np.uint32)
+            parts.append(hb.sum(axis=-1, dtype=np.uint32).astype("<u4").view(np.uint8).reshape(rows, nb, 4))
+        lo = blk & 15
+        parts.append(lo[..., :16] | (lo[..., 16:] << 4))
+    return np.concatenate(parts, axis=-1).reshape(rows, nb * BLOCKS[qt][0])
+
+
+MAXCODE = {QT.Q8_0: 256, QT.Q4_1: 16, QT.Q5_0: 32, QT.Q5_1: 32}
+ALLMAX = {QT.Q8_0: 0x7F, QT.Q4_1: 15, QT.Q5_0: 31, QT.Q5_1: 31}
+GQ_TYPES = (QT.Q8_0, QT.Q4_1, QT.Q5_0, QT.Q5_1)
+
+
+def gen_gq(out):
+    rng = np.random.default_rng(20261201)
+    # gguf-py's own quantizers (held bit-exact to ggml's quantize_row_<type>_ref by gguf's tests):
+    # 2-D, MoE 3-D and 1-D tensors of each type, one row all zero.
+    ts = []
+    for qt in GQ_TYPES:
+        t = qt.name.lower()
+        x = rng.standard_normal((16, 128)).astype(np.float32)
+        x[3] = 0.0
+        ts += [(f"blk.0.{t}_2d.weight", quantize(x, qt), qt),
+               (f"blk.0.{t}_exps.weight", quantize(rng.standard_normal((2, 8, 64)).astype(np.float32), qt), qt),
+               (f"{t}_1d", quantize(rng.standard_normal(96).astype(np.float32), qt), qt)]
+    ts.append(("output_norm.weight", rng.standard_normal(128).astype(np.float32), None))
+    data = write_with_gguf(ts)
+    out.case("gq", "quantized", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_GQ}(Q8_0, Q4_1, Q5_0, Q5_1) of seeded randn: [16,128] with one all-zero row, MoE [2,8,64], "
+                    f"1-D [96] named without .weight, per type; an F32 norm beside them",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    # Probes packed from the layout (the reference quantizers cannot emit them): random codes with
+    # mixed-sign scales, patterned codes, all-max codes, and fp16 specials for d and m: subnormal
+    # (0x0001, 0x03ff), +0, -0, negative, large (65504).
+    specials = [F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(65504), np.float16(0.5)]
+    ts = []
+    for qt in GQ_TYPES:
+        t = qt.name.lower()
+        mx = MAXCODE[qt]
+        rand = rng.integers(0, mx, size=(8, 256), dtype=np.int64).astype(np.uint8)
+        nblk = 8 * 8
+        d = np.array([specials[i % len(specials)] for i in range(nblk)], np.float16).reshape(8, 8)
+        m = np.array([specials[(i * 3 + 1) % len(specials)] for i in range(nblk)], np.float16).reshape(8, 8)
+        r, c = np.meshgrid(np.arange(4), np.arange(64), indexing="ij")
+        patterned = ((r * 7 + c * 3) % mx).astype(np.uint8)
+        ts += [(f"probe.{t}.random.weight", pack_blocks(qt, rand, d, m), qt),
+               (f"probe.{t}.patterned.weight", pack_blocks(qt, patterned, np.float16(0.125), np.float16(-1.0)), qt),
+               (f"probe.{t}.allmax.weight", pack_blocks(qt, np.full((2, 64), ALLMAX[qt], np.uint8), np.float16(-1.5), np.float16(2.0)), qt)]
+        for codes, (_, packed, _) in zip((rand, patterned), ts[-3:]):  # gguf reads back the codes packed here
+            assert np.array_equal(block_view(packed, qt)[0].reshape(codes.shape), codes), qt.name
+        if qt == QT.Q8_0:  # the int8 extremes: -128 (byte 0x80) and -1 (0xff)
+            ts.append(("probe.q8_0.min.weight", pack_blocks(qt, np.tile(np.array([0x80, 0xFF, 0x00, 0x01], np.uint8), (2, 16)), np.float16(3.0)), qt))
+    data = write_with_gguf(ts)
+    out.case("gq", "probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: per type, random codes [8,256] (numpy default_rng(20261201)) with d and m cycling through fp16 "
+                    f"0x0001, 0x03ff (subnormal), +0, -0, -0.75, 65504, 0.5; patterned (r*7+c*3) % max [4,64]; all-max codes "
+                    f"[2,64] with d = -1.5, m = 2; Q8_0 also -128/-1/0/1; packed from ggml's block structs",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    # A llama-quantize-shaped file: Q4_0 and Q4_1 layers, output.weight in Q8_0 (llama-quantize's
+    # fallback for the output tensor), F32 norms.
+    x = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    ts = [("token_embd.weight", quantize(x(32, 64), QT.Q4_0), QT.Q4_0),
+          ("blk.0.attn_norm.weight", x(64), None),
+          ("blk.0.attn_q.weight", quantize(x(64, 64), QT.Q4_1), QT.Q4_1),
+          ("blk.0.attn_k.weight", quantize(x(64, 64), QT.Q4_0), QT.Q4_0),
+          ("blk.0.ffn_down.weight", quantize(x(64, 128), QT.Q4_1), QT.Q4_1),
+          ("output_norm.weight", x(64), None),
+          ("output.weight", quantize(x(32, 64), QT.Q8_0), QT.Q8_0)]
+    data = write_with_gguf(ts)
+    out.case("gq", "mixed-q4_0-q4_1-q8_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_GQ}: Q4_0 and Q4_1 layers side by side (a loader reading Q4_1 with Q4_0's block size fails here), "
+                    f"output.weight in Q8_0 as llama-quantize writes it, F32 norms",
+             rules=["Q40-001", "Q40-002", "GQ-001", "GQ-002"], modules=pins(data))
+
+    # GQ-002: one non-finite field per type (d for Q8_0 and Q5_0, m for Q4_1 and Q5_1).
+    for qt, field, bits in ((QT.Q8_0, 0, 0x7C00), (QT.Q4_1, 1, 0x7E00), (QT.Q5_0, 0, 0xFE00), (QT.Q5_1, 1, 0xFC00)):
+        blocks = quantize(x(2, 64), qt)
+        blocks[1, BLOCKS[qt][0] + 2 * field:BLOCKS[qt][0] + 2 * field + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        data = write_with_gguf([("x.weight", blocks, qt)])
+        what = ("d", "m")[field]
+        kind = "nan" if bits & 0x3FF else "inf"
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002", files={"model.gguf": data},
+                 input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_GQ}({qt.name}) [2,64], then block 3's {what} patched to {bits:#06x} ({kind})")
+    ts = [("blk.0.attn_q", quantize(x(2, 64), QT.Q4_0), QT.Q4_0), ("blk.0.attn_q.weight", quantize(x(2, 64), QT.Q8_0), QT.Q8_0)]
+    out.case("gq", "prefix-collision", verdict="reject", reject_rule="GQ-003", files={"model.gguf": write_with_gguf(ts)},
+             input="model.gguf", rules=["GQ-003"],
+             source=f"{SRC_GQ}: a Q4_0 tensor blk.0.attn_q and a Q8_0 tensor blk.0.attn_q.weight map to one module prefix")
+
+
+# ---------------------------------------------------------------------------------------------
+# family gq, K-quants: gguf-py has no quantizer for them, so blocks are packed here from ggml's
+# block structs, pinned by gguf's dequantize, which is also asserted equal to the contract's form
+# computed from the packer's own inputs.
+
+def pack_q4k(codes, d, dmin, sc, m):
+    """block_q4_K from codes [n, 256] (0..15), fp16 d, dmin [n], 6-bit sc, m [n, 8]."""
+    n = codes.shape[0]
+    sc, m = sc.astype(np.uint8), m.astype(np.uint8)
+    s = np.zeros((n, 12), np.uint8)
+    s[:, 0:4] = (sc[:, 0:4] & 63) | ((sc[:, 4:8] >> 4) << 6)  # j < 4 low 6 bits; top bits: sub j + 4's scale bits 4-5
+    s[:, 4:8] = (m[:, 0:4] & 63) | ((m[:, 4:8] >> 4) << 6)
+    s[:, 8:12] = (sc[:, 4:8] & 15) | ((m[:, 4:8] & 15) << 4)
+    c = codes.reshape(n, 4, 2, 32)
+    qs = (c[:, :, 0, :] | (c[:, :, 1, :] << 4)).reshape(n, 128)
+    h = lambda v: np.asarray(v, np.float16).reshape(n, 1).view(np.uint8)  # noqa: E731
+    return np.concatenate([h(d), h(dmin), s, qs], axis=1)
+
+
+def pack_q6k(codes, sc, d):
+    """block_q6_K from codes [n, 256] (0..63), int8 scales [n, 16], fp16 d [n]."""
+    n = codes.shape[0]
+    c = codes.reshape(n, 2, 4, 32)
+    lo, hi = c & 15, c >> 4
+    ql = np.concatenate([lo[:, :, 0] | (lo[:, :, 2] << 4), lo[:, :, 1] | (lo[:, :, 3] << 4)], axis=2).reshape(n, 128)
+    qh = (hi[:, :, 0] | (hi[:, :, 1] << 2) | (hi[:, :, 2] << 4) | (hi[:, :, 3] << 6)).reshape(n, 64)
+    return np.concatenate([ql, qh, sc.astype(np.int8).view(np.uint8), np.asarray(d, np.float16).reshape(n, 1).view(np.uint8)], axis=1)
+
+
+def contract_q4k(codes, d, dmin, sc, m):
+    f = lambda v: np.asarray(v, np.float16).astype(np.float32).reshape(-1, 1, 1)  # noqa: E731
+    d1 = (f(d) * sc.astype(np.float32).reshape(-1, 8, 1))
+    m1 = (f(dmin) * m.astype(np.float32).reshape(-1, 8, 1))
+    return (d1 * codes.reshape(-1, 8, 32).astype(np.float32) - m1).reshape(codes.shape)
+
+
+def contract_q6k(codes, sc, d):
+    ds = np.asarray(d, np.float16).astype(np.float32).reshape(-1, 1, 1) * sc.astype(np.float32).reshape(-1, 16, 1)
+    return (ds * (codes.reshape(-1, 16, 16).astype(np.float32) - 32)).reshape(codes.shape)
+
+
+def same_bits(a, b):
+    return np.array_equal(np.asarray(a, np.float32).view(np.uint32), np.asarray(b, np.float32).view(np.uint32))
+
+
+def gen_kquants(out):
+    rng = np.random.default_rng(20261202)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    n = 64
+    b = np.arange(n).reshape(n, 1)
+    j = np.arange(8).reshape(1, 8)
+    sc, m = (b + 7 * j) % 64, (5 * b + 13 * j + 3) % 64  # every 6-bit value at every sub-block position, both branches
+    codes4 = rng.integers(0, 16, size=(n, 256)).astype(np.uint8)
+    d4, dm4 = specials[np.arange(n) % 7], specials[(np.arange(n) * 3 + 2) % 7]
+    q4k = pack_q4k(codes4, d4, dm4, sc, m)
+    assert same_bits(dequantize(q4k, QT.Q4_K), contract_q4k(codes4, d4, dm4, sc, m)), "gguf Q4_K != contract form"
+    assert np.array_equal(kquant_view(q4k, QT.Q4_K)[0], codes4)
+    slots = (np.arange(n * 16) * 37 % 256 - 128).reshape(n, 16)  # every int8 scale value
+    codes6 = rng.integers(0, 64, size=(n, 256)).astype(np.uint8)
+    codes6[0], codes6[1] = 63, 0
+    d6 = specials[np.arange(n) % 7]
+    q6k = pack_q6k(codes6, slots, d6)
+    assert same_bits(dequantize(q6k, QT.Q6_K), contract_q6k(codes6, slots, d6)), "gguf Q6_K != contract form"
+    assert np.array_equal(kquant_view(q6k, QT.Q6_K)[0], codes6)
+    ts = [("probe.q4_k.weight", q4k.reshape(8, 8 * 144), QT.Q4_K), ("probe.q6_k.weight", q6k.reshape(8, 8 * 210), QT.Q6_K),
+          ("probe.q4_k.allmax.weight", pack_q4k(np.full((2, 256), 15, np.uint8), np.float16([-1.5, 2.0]), np.float16([0.25, -0.5]),
+                                                np.full((2, 8), 63), np.full((2, 8), 63)), QT.Q4_K)]
+    data = write_with_gguf(ts)
+    out.case("gq", "kquant-probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: Q4_K [8, 2048] whose 64 super-blocks give every sub-block position (get_scale_min_k4's j < 4 and "
+                    f"j >= 4 branches) all 64 scale and min values, random codes (numpy default_rng(20261202)), d and dmin cycling "
+                    f"through fp16 0x0001, 0x03ff (subnormal), +0, -0, -0.75, 0.5, 0.003; Q6_K [8, 2048] with every int8 scale "
+                    f"-128..127, random 6-bit codes plus all-63 and all-0 blocks; Q4_K all-max (codes 15, scales and mins 63); packed "
+                    f"from ggml's block structs (gguf-py has no K-quant quantizer)", rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    # A Q4_K_M-shaped llama file: Q4_K attention and ffn, Q6_K ffn_down and output.weight, F32 norms.
+    def q4k_rand(rows, cols):
+        nb = rows * cols // 256
+        return pack_q4k(rng.integers(0, 16, size=(nb, 256)).astype(np.uint8), np.float16(rng.uniform(0.001, 0.01, nb)),
+                        np.float16(rng.uniform(0.001, 0.01, nb)), rng.integers(0, 64, (nb, 8)), rng.integers(0, 64, (nb, 8))).reshape(rows, -1)
+
+    def q6k_rand(rows, cols):
+        nb = rows * cols // 256
+        return pack_q6k(rng.integers(0, 64, size=(nb, 256)).astype(np.uint8), rng.integers(-128, 128, (nb, 16)),
+                        np.float16(rng.uniform(0.0001, 0.001, nb))).reshape(rows, -1)
+
+    x = lambda *sh: rng.standard_normal(sh).astype(np.float32)  # noqa: E731
+    ts = [("token_embd.weight", q4k_rand(32, 256), QT.Q4_K), ("blk.0.attn_norm.weight", x(256), None),
+          ("blk.0.attn_q.weight", q4k_rand(256, 256), QT.Q4_K), ("blk.0.attn_v.weight", q6k_rand(64, 256), QT.Q6_K),
+          ("blk.0.ffn_down.weight", q6k_rand(256, 512), QT.Q6_K), ("blk.0.ffn_up.weight", q4k_rand(512, 256), QT.Q4_K),
+          ("output_norm.weight", x(256), None), ("output.weight", q6k_rand(32, 256), QT.Q6_K)]
+    data = write_with_gguf(ts)
+    out.case("gq", "q4_k_m-shaped", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: a one-layer llama laid out as llama-quantize's Q4_K_M mix (Q4_K attention/ffn, Q6_K attn_v, ffn_down "
+                    f"and output.weight, F32 norms), random blocks packed from ggml's block structs: every tensor checked",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+
+    for qt, at, bits, what in ((QT.Q4_K, 2, 0x7C00, "dmin"), (QT.Q6_K, 208, 0x7E01, "d")):
+        blocks = q4k_rand(2, 256) if qt == QT.Q4_K else q6k_rand(2, 256)
+        size = 144 if qt == QT.Q4_K else 210
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        kind = "nan" if bits & 0x3FF else "inf"
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002", files={"model.gguf": write_with_gguf([("x.weight", blocks, qt)])},
+                 input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a [2, 256] {qt.name} tensor packed from the block struct, block 1's {what} (byte {at} of {size}) set to {bits:#06x} ({kind})")
+
+
+def pack_q5k(codes, d, dmin, sc, m):
+    """block_q5_K: Q4_K's fields, then qh[32] (bit j of qh[l]: bit 4 of element 32 j + l) before qs."""
+    n = codes.shape[0]
+    q4 = pack_q4k(codes & 15, d, dmin, sc, m)
+    hb = (codes.reshape(n, 8, 32) >> 4) & 1
+    qh = (hb << np.arange(8, dtype=np.uint8).reshape(1, 8, 1)).sum(axis=1, dtype=np.uint16).astype(np.uint8)
+    return np.concatenate([q4[:, :16], qh, q4[:, 16:]], axis=1)
+
+
+def pack_iq4nl(codes, d):
+    n = codes.shape[0] * codes.shape[1] // 32
+    c = codes.reshape(n, 2, 16)
+    return np.concatenate([np.asarray(d, np.float16).reshape(n, 1).view(np.uint8), c[:, 0] | (c[:, 1] << 4)], axis=1)
+
+
+def pack_iq4xs(codes, d, ls):
+    """block_iq4_xs from codes [n, 256], fp16 d [n], 6-bit ls [n, 8] (the factor is ls - 32)."""
+    n = codes.shape[0]
+    ls = ls.astype(np.uint16)
+    sh = ((ls >> 4) << (2 * np.arange(8, dtype=np.uint16))).sum(axis=1, dtype=np.uint16).astype("<u2").view(np.uint8).reshape(n, 2)
+    sl = ((ls[:, 0::2] & 15) | ((ls[:, 1::2] & 15) << 4)).astype(np.uint8)
+    c = codes.reshape(n, 8, 2, 16)
+    qs = (c[:, :, 0] | (c[:, :, 1] << 4)).reshape(n, 128)
+    return np.concatenate([np.asarray(d, np.float16).reshape(n, 1).view(np.uint8), sh, sl, qs], axis=1)
+
+
+def pack_mxfp4(codes, e):
+    n = codes.shape[0] * codes.shape[1] // 32
+    c = codes.reshape(n, 2, 16)
+    return np.concatenate([np.asarray(e, np.uint8).reshape(n, 1), c[:, 0] | (c[:, 1] << 4)], axis=1)
+
+
+def gen_more_types(out):
+    rng = np.random.default_rng(20261203)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    n = 64
+    b = np.arange(n).reshape(n, 1)
+    j = np.arange(8).reshape(1, 8)
+    sc, m = (b + 11 * j) % 64, (3 * b + 17 * j + 1) % 64
+    c5 = rng.integers(0, 32, size=(n, 256)).astype(np.uint8)
+    c5[0], c5[1] = 31, 0
+    d5, dm5 = specials[np.arange(n) % 7], specials[(np.arange(n) * 5 + 1) % 7]
+    q5k = pack_q5k(c5, d5, dm5, sc, m)
+    assert same_bits(dequantize(q5k, QT.Q5_K), contract_q4k(c5, d5, dm5, sc, m)), "gguf Q5_K != contract form"
+    assert np.array_equal(iquant_view(q5k, QT.Q5_K)[0].reshape(-1), c5.reshape(-1))
+    cn = rng.integers(0, 16, size=(16, 64)).astype(np.uint8)
+    dn = specials[np.arange(32) % 7]
+    nl = pack_iq4nl(cn, dn)
+    assert same_bits(dequantize(nl, QT.IQ4_NL).reshape(-1), (dn.astype(np.float32).reshape(-1, 1) * np.array(IQ4NL_VALUES, np.float32)[cn.reshape(-1, 32)]).reshape(-1))
+    cx = rng.integers(0, 16, size=(n, 256)).astype(np.uint8)
+    lsx = (b + 13 * j) % 64  # every 6-bit ls (factor -32..31) at every sub-block position
+    dx = specials[np.arange(n) % 7]
+    xs = pack_iq4xs(cx, dx, lsx)
+    want = ((dx.astype(np.float32).reshape(-1, 1, 1) * (lsx.astype(np.float32) - 32).reshape(n, 8, 1))
+            * np.array(IQ4NL_VALUES, np.float32)[cx.reshape(n, 8, 32)]).reshape(n, 256)
+    assert same_bits(dequantize(xs, QT.IQ4_XS), want), "gguf IQ4_XS != contract form"
+    cm = rng.integers(0, 16, size=(256, 32)).astype(np.uint8)
+    em = np.arange(256)  # every E8M0 exponent, 0 and 255 included
+    mx = pack_mxfp4(cm, em)
+    assert np.array_equal(nibble_codes(mx[:, 1:]), cm.reshape(-1))
+    ts = [("probe.q5_k.weight", q5k.reshape(8, 8 * 176), QT.Q5_K), ("probe.iq4_nl.weight", nl.reshape(16, 2 * 18), QT.IQ4_NL),
+          ("probe.iq4_xs.weight", xs.reshape(8, 8 * 136), QT.IQ4_XS), ("probe.mxfp4.weight", mx.reshape(16, 16 * 17), QT.MXFP4),
+          ("quant.mxfp4.weight", quantize(rng.standard_normal((8, 128)).astype(np.float32), QT.MXFP4), QT.MXFP4)]
+    data = write_with_gguf(ts)
+    out.case("gq", "more-types-probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: Q5_K [8, 2048] (every 6-bit scale and min at every sub-block position, 5-bit codes with all-31 and "
+                    f"all-0 blocks), IQ4_NL [16, 64], IQ4_XS [8, 2048] (every 6-bit ls at every sub-block position), MXFP4 [16, 512] "
+                    f"with every E8M0 exponent 0..255, fp16 d/dmin cycling through 0x0001, 0x03ff, +0, -0, -0.75, 0.5, 0.003 "
+                    f"(numpy default_rng(20261203)), packed from ggml's block structs; and MXFP4 [8, 128] from gguf.quants.quantize",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+    for qt, blocks, at, bits, what in ((QT.Q5_K, q5k[:2], 2, 0xFC00, "dmin"), (QT.IQ4_NL, nl[:4], 0, 0x7C00, "d"),
+                                       (QT.IQ4_XS, xs[:2], 0, 0x7D00, "d")):
+        blocks = blocks.copy()
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        kind = "nan" if bits & 0x3FF else "inf"
+        rows = blocks.reshape(2, -1)
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002",
+                 files={"model.gguf": write_with_gguf([("x.weight", rows, qt)])}, input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a {qt.name} tensor packed from the block struct, block 1's {what} set to {bits:#06x} ({kind})")
+
+
+def pack_q2k(codes, d, dmin, sc, m):
+    """block_q2_K from codes [n, 256] (0..3), fp16 d, dmin [n], 4-bit sc, m [n, 16]."""
+    n = codes.shape[0]
+    c = codes.reshape(n, 2, 4, 32).astype(np.uint8)
+    qs = (c[:, :, 0] | (c[:, :, 1] << 2) | (c[:, :, 2] << 4) | (c[:, :, 3] << 6)).reshape(n, 64)
+    h = lambda v: np.asarray(v, np.float16).reshape(n, 1).view(np.uint8)  # noqa: E731
+    return np.concatenate([(sc | (m << 4)).astype(np.uint8), qs, h(d), h(dmin)], axis=1)
+
+
+def pack_q3k(codes, sc, d):
+    """block_q3_K from codes [n, 256] (0..7), 6-bit scales [n, 16], fp16 d [n]: scale i's low 4 bits
+    in a nibble of byte i % 8 (low for i < 8), its high 2 bits at bits 2 (i // 4) of byte 8 + i % 4."""
+    n = codes.shape[0]
+    c = codes.reshape(n, 2, 4, 32).astype(np.uint8)
+    lo = c & 3
+    qs = (lo[:, :, 0] | (lo[:, :, 1] << 2) | (lo[:, :, 2] << 4) | (lo[:, :, 3] << 6)).reshape(n, 64)
+    hb = (c >> 2) & 1  # [n, h, j, l]: hmask bit 4h + j of byte l
+    hm = (hb << (4 * np.arange(2).reshape(1, 2, 1, 1) + np.arange(4).reshape(1, 1, 4, 1))).sum(axis=(1, 2)).astype(np.uint8)
+    sc = sc.astype(np.uint8)
+    s = np.zeros((n, 12), np.uint8)
+    s[:, 0:8] = (sc[:, 0:8] & 15) | ((sc[:, 8:16] & 15) << 4)
+    for i in range(16):
+        s[:, 8 + i % 4] |= ((sc[:, i] >> 4) & 3) << (2 * (i // 4))
+    return np.concatenate([hm, qs, s, np.asarray(d, np.float16).reshape(n, 1).view(np.uint8)], axis=1)
+
+
+def gen_low_kquants(out):
+    rng = np.random.default_rng(20261204)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    n = 64
+    b = np.arange(n).reshape(n, 1)
+    i = np.arange(16).reshape(1, 16)
+    c2 = rng.integers(0, 4, size=(n, 256)).astype(np.uint8)
+    c2[0], c2[1] = 3, 0
+    sc2, m2 = (b + 3 * i) % 16, (5 * b + i + 2) % 16  # every 4-bit scale and min at every position
+    d2, dm2 = specials[np.arange(n) % 7], specials[(np.arange(n) * 3 + 1) % 7]
+    q2k = pack_q2k(c2, d2, dm2, sc2, m2)
+    f = lambda v: np.asarray(v, np.float16).astype(np.float32).reshape(-1, 1, 1)  # noqa: E731
+    want2 = ((f(d2) * sc2.astype(np.float32).reshape(n, 16, 1)) * c2.reshape(n, 16, 16).astype(np.float32)
+             - f(dm2) * m2.astype(np.float32).reshape(n, 16, 1)).reshape(n, 256)
+    assert same_bits(dequantize(q2k, QT.Q2_K), want2), "gguf Q2_K != contract form"
+    assert np.array_equal(iquant_view(q2k, QT.Q2_K)[0].reshape(-1), c2.reshape(-1))
+    c3 = rng.integers(0, 8, size=(n, 256)).astype(np.uint8)
+    c3[0], c3[1] = 7, 0
+    sc3 = (b + 7 * i) % 64  # every 6-bit scale at every one of the 16 positions (the 4+2-bit split)
+    d3 = specials[np.arange(n) % 7]
+    q3k = pack_q3k(c3, sc3, d3)
+    want3 = ((f(d3) * (sc3.astype(np.float32) - 32).reshape(n, 16, 1)) * (c3.reshape(n, 16, 16).astype(np.float32) - 4)).reshape(n, 256)
+    assert same_bits(dequantize(q3k, QT.Q3_K), want3), "gguf Q3_K != contract form"
+    assert np.array_equal(iquant_view(q3k, QT.Q3_K)[0].reshape(-1), c3.reshape(-1))
+    ts = [("probe.q2_k.weight", q2k.reshape(8, 8 * 84), QT.Q2_K), ("probe.q3_k.weight", q3k.reshape(8, 8 * 110), QT.Q3_K)]
+    data = write_with_gguf(ts)
+    out.case("gq", "low-kquant-probes", verdict="pass", layout="gguf", files={"probes.gguf": data}, input="probes.gguf",
+             source=f"{SRC_W}: Q2_K [8, 2048] with every 4-bit scale and min at every one of the 16 positions, Q3_K [8, 2048] with "
+                    f"every 6-bit scale at every position (a loader reading them as 4-bit gets 252 of 256 wrong), random codes with "
+                    f"all-max and all-0 blocks (numpy default_rng(20261204)), d/dmin cycling through fp16 0x0001, 0x03ff, +0, -0, "
+                    f"-0.75, 0.5, 0.003; packed from ggml's block structs (gguf-py has no quantizer for them)",
+             rules=["GQ-001", "GQ-002"], modules=pins(data))
+    for qt, blocks, at, bits, what in ((QT.Q2_K, q2k[:2], 82, 0x7C00, "dmin"), (QT.Q3_K, q3k[:2], 108, 0xFE00, "d")):
+        blocks = blocks.copy()
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", bits), np.uint8)
+        kind = "nan" if bits & 0x3FF else "inf"
+        out.case("gq", f"{qt.name.lower()}-{what}-{kind}", verdict="reject", reject_rule="GQ-002",
+                 files={"model.gguf": write_with_gguf([("x.weight", blocks.reshape(2, -1), qt)])}, input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a {qt.name} tensor packed from the block struct, block 1's {what} (byte {at}) set to {bits:#06x} ({kind})")
+
+
+def gen_ternary(out):
+    rng = np.random.default_rng(20261205)
+    specials = np.array([F16(0x0001), F16(0x03FF), F16(0x0000), F16(0x8000), np.float16(-0.75), np.float16(0.5), np.float16(3.0e-3)], np.float16)
+    # Raw probes: every byte value 0..255 in every TQ1_0 trit byte position (bytes above 242 are not
+    # canonical base-3, and ggml still decodes them), every TQ2_0 field value, d cycling the specials.
+    n = 16
+    tq1 = np.zeros((n, 54), np.uint8)
+    tq1[:, :52] = (np.arange(n).reshape(n, 1) * 52 + np.arange(52).reshape(1, 52)) % 256
+    tq1[:, 52:54] = specials[np.arange(n) % 7].reshape(n, 1).view(np.uint8)
+    tq2 = np.zeros((n, 66), np.uint8)
+    tq2[:, :64] = rng.integers(0, 256, size=(n, 64))
+    tq2[:, 64:66] = specials[np.arange(n) % 7].reshape(n, 1).view(np.uint8)
+    x = lambda *sh: rng.standard_normal(sh).astype(np.float32)  # noqa: E731
+    ts = [("probe.tq1_0.weight", tq1.reshape(2, 8 * 54), QT.TQ1_0), ("probe.tq2_0.weight", tq2.reshape(2, 8 * 66), QT.TQ2_0),
+          ("quant.tq1_0.weight", quantize(x(4, 256), QT.TQ1_0), QT.TQ1_0), ("quant.tq2_0.weight", quantize(x(4, 256), QT.TQ2_0), QT.TQ2_0)]
+    data = write_with_gguf(ts)
+    out.case("gq", "ternary", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: TQ1_0 [2, 2048] raw blocks holding every byte value in the trit bytes (non-canonical bytes above 242 "
+                    f"included), TQ2_0 [2, 2048] random bytes (numpy default_rng(20261205)), d cycling through fp16 0x0001, 0x03ff, "
+                    f"+0, -0, -0.75, 0.5, 0.003; and [4, 256] of each from gguf.quants.quantize", rules=["GQ-001", "GQ-002"], modules=pins(data))
+    for qt, blocks, at in ((QT.TQ1_0, tq1[:2], 52), (QT.TQ2_0, tq2[:2], 64)):
+        blocks = blocks.copy()
+        blocks[1, at:at + 2] = np.frombuffer(struct.pack("<H", 0x7C00), np.uint8)
+        out.case("gq", f"{qt.name.lower()}-d-inf", verdict="reject", reject_rule="GQ-002",
+                 files={"model.gguf": write_with_gguf([("x.weight", blocks.reshape(1, -1), qt)])}, input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a {qt.name} tensor of 2 raw blocks, block 1's d (byte {at}) set to 0x7c00 (inf)")
+
+
 def generate(out):
     v3 = gen_valid(out)
     gen_header(out)
@@ -430,3 +987,8 @@ def generate(out):
     gen_tensors(out)
     gen_truncations(out)
     gen_q40(out, v3)
+    gen_gq(out)
+    gen_kquants(out)
+    gen_more_types(out)
+    gen_low_kquants(out)
+    gen_ternary(out)

@@ -116,6 +116,8 @@ bool pc_dtype_parse(const char *s, pc_dtype *out);
 bool pc_dtype_is_float(pc_dtype d);
 /* ggml type name ("Q8_0") of a GGUF tensor type, NULL when ggml has no such type. */
 const char *pc_ggml_type_name(int type);
+/* Elements and bytes per block of a ggml type (the container's type table); false when unknown. */
+bool pc_ggml_type_block(int type, uint32_t *blck, uint32_t *bytes);
 
 #define PC_MAX_DIMS 8
 

@@ -262,15 +262,15 @@ static void count_limit(void)
 }
 
 /* Q40-001 cannot be reached through a GGUF file (GGUF-023/024 see it first): drive the module. */
-extern const pc_format pc_format_q4_0;
+extern const pc_format pc_format_gguf_blocks;
 static void q40_geometry(void)
 {
     pc_tensor t = {.name = "x.weight", .dtype = PC_DT_GGML, .ggml_type = 2, .ndim = 2, .shape = {1, 33}, .numel = 33, .nbytes = 18};
     pc_input in = {.tensors = &t, .ntensors = 1, .is_gguf = true};
     pc_ctx cx;
     pc_ctx_init(&cx, PC_PROFILE_STRICT);
-    CHECK(pc_format_q4_0.detect(&in), "Q4_0 not detected");
-    pc_format_q4_0.check(&in, &cx);
+    CHECK(pc_format_gguf_blocks.detect(&in), "Q4_0 not detected");
+    pc_format_gguf_blocks.check(&in, &cx);
     CHECK(pc_rule_status(&cx, pc_rule_find("Q40-001")) == PC_STATUS_FAIL && in.nmodules == 0, "Q40-001 on ne0 = 33");
     pc_ctx_free(&cx);
     free(in.modules);

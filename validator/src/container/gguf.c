@@ -63,6 +63,14 @@ const char *pc_ggml_type_name(int type)
     return type >= 0 && type < GG_TYPE_COUNT ? k_types[type].name : NULL;
 }
 
+bool pc_ggml_type_block(int type, uint32_t *blck, uint32_t *bytes)
+{
+    if (type < 0 || type >= GG_TYPE_COUNT || !k_types[type].blck) return false;
+    *blck = k_types[type].blck;
+    *bytes = k_types[type].size;
+    return true;
+}
+
 /* What one string looked like, gathered while streaming its bytes. */
 typedef struct gg_str {
     uint64_t len, at;          /* byte length; file offset of the bytes */
@@ -455,18 +463,23 @@ static void check_duplicate_keys(gg *g)
 }
 
 /* GGUF-014: llama.cpp reads these arrays by element type and indexes scores and token_type by
- * token id (llama.cpp PR #26690: a UINT8 scores array over-read the heap). */
+ * token id (llama.cpp PR #26690: a UINT8 scores array over-read the heap). Scores may be INT32:
+ * gguf-py writes an INT32 array when every score is an integer, and llama.cpp reads it since PR
+ * #27260 (published Devstral GGUFs failed before it, issue #27254). Arrays longer than the token
+ * list are read (llama.cpp asserts only that none is shorter, PR #20737). */
+static bool tok_etype_ok(const gg_tok *t, int i) { return t->etype == t->elem || (i == 1 && t->etype == GV_I32); }
+
 static void check_tokenizer(gg *g)
 {
     const gg_tok *tokens = &g->tok[0];
     for (int i = 0; i < 4; i++) {
         const gg_tok *t = &g->tok[i];
         if (!t->seen) continue;
-        if (t->vtype != GV_ARRAY || t->etype != t->elem)
-            pc_report(g->cx, "GGUF-014", "", (int64_t)t->at, "%s is %s%s%s, llama.cpp reads an ARRAY of %s", t->key,
+        if (t->vtype != GV_ARRAY || !tok_etype_ok(t, i))
+            pc_report(g->cx, "GGUF-014", "", (int64_t)t->at, "%s is %s%s%s, llama.cpp reads an ARRAY of %s%s", t->key,
                       k_vtype_name[t->vtype], t->vtype == GV_ARRAY ? " of " : "",
-                      t->vtype == GV_ARRAY ? k_vtype_name[t->etype] : "", k_vtype_name[t->elem]);
-        else if (i >= 1 && i <= 2 && tokens->seen && tokens->vtype == GV_ARRAY && t->count != tokens->count)
+                      t->vtype == GV_ARRAY ? k_vtype_name[t->etype] : "", k_vtype_name[t->elem], i == 1 ? " or INT32" : "");
+        else if (i >= 1 && i <= 2 && tokens->seen && tokens->vtype == GV_ARRAY && t->count < tokens->count)
             pc_report(g->cx, "GGUF-014", "", (int64_t)t->at, "%s holds %llu entries for %llu tokens", t->key,
                       (unsigned long long)t->count, (unsigned long long)tokens->count);
     }

@@ -70,6 +70,44 @@ static void q4_fill(uint8_t *src, size_t n)
 static void q4_codes_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, c->out, NULL); }
 static void q4_f32_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, NULL, c->out); }
 
+static void fill_random_bytes(uint8_t *p, size_t n)
+{
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; i++) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; p[i] = (uint8_t)(r >> 24); }
+}
+
+/* The other GGUF block types (Q8_0 34, Q4_1 20, Q5_0 22, Q5_1 24 bytes per 32): finite d and m. */
+static void gq_fill(uint8_t *src, size_t n, size_t bytes, unsigned nscales, size_t at)
+{
+    fill_random_bytes(src, n);
+    for (size_t i = 0; i + bytes <= n; i += bytes)
+        for (unsigned f = 0; f < nscales; f++) { src[i + at + 2 * f] = (uint8_t)(i * 7); src[i + at + 2 * f + 1] = (uint8_t)(0x38 + (i / bytes) % 8); }
+}
+#define GQ_BENCH(type, elems, bytes, nscales, at)                                                                         \
+    static size_t type##_in(unsigned b, size_t n) { (void)b; return n / elems * bytes; }                                  \
+    static void type##_fill(uint8_t *src, size_t n) { gq_fill(src, n, bytes, nscales, at); }                            \
+    static void type##_codes_run(const bench_case *c, pc_impl impl)                                                       \
+    { (impl == PC_IMPL_REF ? pc_##type##_decode_ref : pc_##type##_decode_fast)(c->src, c->count / elems, c->out, NULL); } \
+    static void type##_f32_run(const bench_case *c, pc_impl impl)                                                         \
+    { (impl == PC_IMPL_REF ? pc_##type##_decode_ref : pc_##type##_decode_fast)(c->src, c->count / elems, NULL, c->out); }
+GQ_BENCH(q8_0, 32, 34, 1, 0)
+GQ_BENCH(q4_1, 32, 20, 2, 0)
+GQ_BENCH(q5_0, 32, 22, 1, 0)
+GQ_BENCH(q5_1, 32, 24, 2, 0)
+GQ_BENCH(q4_k, 256, 144, 2, 0)
+GQ_BENCH(q6_k, 256, 210, 1, 208)
+GQ_BENCH(q5_k, 256, 176, 2, 0)
+GQ_BENCH(iq4_nl, 32, 18, 1, 0)
+GQ_BENCH(iq4_xs, 256, 136, 1, 0)
+GQ_BENCH(mxfp4, 32, 17, 0, 0)
+GQ_BENCH(q2_k, 256, 84, 2, 80)
+GQ_BENCH(q3_k, 256, 110, 1, 108)
+GQ_BENCH(tq1_0, 256, 54, 1, 52)
+GQ_BENCH(tq2_0, 256, 66, 1, 64)
+#define GQ_ENTRIES(type, bits, elems)                                                                    \
+    {#type, #type, bits, 1, type##_in, type##_codes_run, 0.80, 0, elems, type##_fill},                   \
+    {#type "-f32", #type, bits, 4, type##_in, type##_f32_run, 0.80, 0, elems, type##_fill} /* GB/s of f32 output */
+
 /* NVFP4 -> f32: codes (one per byte) and one f32 scale per 16, as the module hands them over. */
 static size_t nvfp4_f32_in(unsigned b, size_t n) { (void)b; return n + n / 16 * 4; }
 static void nvfp4_fill(uint8_t *src, size_t n)
@@ -100,6 +138,10 @@ static const bench_entry k_entries[] = {
     {"q4_0-f32", "q4_0", 4, 4, q4_in, q4_f32_run, 0.50, 0, 32, q4_fill}, /* GB/s of f32 output */
     {"nvfp4", "stream", 4, 1, stream_in, stream_run, 0.90, 100, 0, NULL}, /* E2M1 codes: the 4-bit stream */
     {"nvfp4-f32", "nvfp4", 4, 4, nvfp4_f32_in, nvfp4_f32_run, 0.50, 0, 64, nvfp4_fill}, /* GB/s of f32 output */
+    GQ_ENTRIES(q8_0, 8, 32), GQ_ENTRIES(q4_1, 4, 32), GQ_ENTRIES(q5_0, 5, 32), GQ_ENTRIES(q5_1, 5, 32),
+    GQ_ENTRIES(q4_k, 4, 256), GQ_ENTRIES(q6_k, 6, 256), GQ_ENTRIES(q5_k, 5, 256),
+    GQ_ENTRIES(iq4_nl, 4, 32), GQ_ENTRIES(iq4_xs, 4, 256), GQ_ENTRIES(mxfp4, 4, 32),
+    GQ_ENTRIES(q2_k, 2, 256), GQ_ENTRIES(q3_k, 3, 256), GQ_ENTRIES(tq1_0, 2, 256), GQ_ENTRIES(tq2_0, 2, 256),
 };
 
 /* ------------------------------------------------------------------------------------------------

@@ -234,7 +234,7 @@ static int params_q4_0(const pc_input *in, dg_module *m, params *p)
     uint8_t *raw = NULL;
     const pc_tensor *t = find_t(in, m->prefix, NULL);
     if (!t) t = find_t(in, m->prefix, "weight");
-    if (!t || m->K % 32) FAIL("no Q4_0 tensor of the module's shape");
+    if (!t || t->ggml_type != 2 || m->K % 32) FAIL("no Q4_0 tensor of the module's shape"); /* other GGUF block types: not simulated */
     uint64_t nb = m->K / 32, rows = m->E * m->N; /* experts are consecutive [N, K] slices */
     if (t->nbytes != rows * nb * 18) FAIL("Q4_0 tensor size does not match the shape");
     raw = pc_tensor_load(t, DG_TENSOR_LIMIT);

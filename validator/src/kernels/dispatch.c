@@ -134,3 +134,25 @@ void pc_nvfp4_dequant_fast(const uint8_t *codes, size_t rows, size_t cols, const
     const pc_kernel_set *s = pc_kernels_active();
     (s->nvfp4_dequant ? s->nvfp4_dequant : pc_kernels_scalar.nvfp4_dequant)(codes, rows, cols, group_scale, out);
 }
+
+/* The other GGUF block types: the active set's, else the scalar set's. */
+#define BLOCK_ENTRY(type)                                                                            \
+    void pc_##type##_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights) \
+    {                                                                                                \
+        const pc_kernel_set *s = pc_kernels_active();                                                \
+        (s->type ? s->type : pc_kernels_scalar.type)(src, nblocks, codes, weights);                  \
+    }
+BLOCK_ENTRY(q8_0)
+BLOCK_ENTRY(q4_1)
+BLOCK_ENTRY(q5_0)
+BLOCK_ENTRY(q5_1)
+BLOCK_ENTRY(q4_k)
+BLOCK_ENTRY(q6_k)
+BLOCK_ENTRY(q5_k)
+BLOCK_ENTRY(iq4_nl)
+BLOCK_ENTRY(iq4_xs)
+BLOCK_ENTRY(mxfp4)
+BLOCK_ENTRY(q2_k)
+BLOCK_ENTRY(q3_k)
+BLOCK_ENTRY(tq1_0)
+BLOCK_ENTRY(tq2_0)

@@ -22,6 +22,8 @@ cat >"$C/st/either-empty/expect.json" <<'J'
 {"case": "st/either-empty", "source": "hand-written", "input": "e.safetensors", "verdict": "either",
  "reject_rule": null, "reject_family": null, "layout": null, "rules": ["ST-001"], "modules": {}}
 J
+# A case rejected only by packcheck's own LIMIT (GGUF-013, alignment 2 MiB): either answer is right.
+mkdir -p "$C/gguf/alignment-2mib" && cp "$SRC/fixtures/gguf/alignment-2mib/"* "$C/gguf/alignment-2mib/"
 (cd "$C" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum) >"$C/MANIFEST.sha256"
 
 certify() { "$PC" certify --corpus "$C" "$@"; }
@@ -65,6 +67,8 @@ expect_outcome st/short "$TMP/rej.json" pass
 expect_outcome st/either-empty "$TMP/rej.json" pass
 expect_rc 1 "accept-all is not certified" -- certify --reader "sh $R/accept_all.sh $MUT {input} {output}" --report json:"$TMP/acc.json"
 expect_outcome st/short "$TMP/acc.json" accepted-invalid
+expect_outcome gguf/alignment-2mib "$TMP/acc.json" pass
+expect_grep "GGUF-013 is packcheck's own LIMIT" "$TMP/acc.json" "a LIMIT-only rejection accepted is either, and says why"
 expect_rc 1 "crasher is not certified" -- certify --reader "sh $R/crasher.sh {input} {output}" --report json:"$TMP/crash.json"
 expect_outcome st/small-ct "$TMP/crash.json" crash
 expect_outcome st/short "$TMP/crash.json" crash

@@ -26,6 +26,24 @@ void pc_gptq_unpack_scalar(const uint8_t *src, unsigned b, size_t K, size_t N, u
 void pc_awq_unpack_scalar(const uint8_t *src, size_t rows, size_t N, uint8_t *out);
 void pc_q4_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_nvfp4_dequant_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
+/* fast/gguf_blocks.c */
+void pc_q8_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_1_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_1_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_kquants.c */
+void pc_q4_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q6_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q3_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_iquants.c */
+void pc_iq4_nl_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_xs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_mxfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_ternary.c */
+void pc_tq1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1
