@@ -50,7 +50,12 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
     pc_eval(cx, "CFG-001");
     size_t len;
     char *text = pc_slurp(path, SIDECAR_MAX_BYTES, &len);
-    if (!text) { pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label); return NULL; }
+    if (!text) {
+        const char *kind = pc_path_kind(path);
+        if (kind && strcmp(kind, "a regular file")) pc_report(cx, "CFG-001", label, -1, "%s is not a regular file (%s)", label, kind);
+        else pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label);
+        return NULL;
+    }
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     /* "One JSON object": text after it (a second object, garbage) is an error, as in json.loads. */
@@ -68,15 +73,15 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
 static void load_sidecars(pc_input *in, const char *override, pc_ctx *cx)
 {
     char *p = pc_path_join(in->dir, "config.json");
-    if (p && pc_file_exists(p)) in->config_json = load_json(p, "config.json", cx);
+    if (p && pc_path_present(p)) in->config_json = load_json(p, "config.json", cx);
     free(p);
     for (int i = 0; i < 3; i++) {
         p = pc_path_join(in->dir, k_sidecars[i]);
-        if (p && pc_file_exists(p)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
+        if (p && pc_path_present(p)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
         free(p);
     }
     if (override) {
-        if (!pc_file_exists(override)) pc_io_error(cx, "--config %s: no such file", override);
+        if (!pc_path_present(override)) pc_io_error(cx, "--config %s: no such file", override);
         else in->sidecars[SIDECAR_OVERRIDE] = load_json(override, override, cx);
     }
     /* Which quantization config applies. An override may be a whole config.json or the bare dict. */
@@ -137,7 +142,8 @@ static char **list_containers(const char *dir, size_t *n, bool *gguf)
 static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *cap)
 {
     pc_file *f = &in->files[in->nfiles];
-    if (pc_file_open(f, path)) { pc_io_error(cx, "%s: cannot open", path); free(f->path); return 0; }
+    const char *why;
+    if (pc_file_open_why(f, path, &why)) { pc_io_error(cx, "%s: cannot open: %s", path, why); free(f->path); return 0; }
     in->nfiles++;
     uint8_t magic[4] = {0};
     bool has_magic = f->size >= 4 && pc_file_read(f, 0, magic, 4) == 0;
@@ -168,7 +174,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     bool gguf = false;
     char *index_path = pc_path_join(in->dir, "model.safetensors.index.json");
     int rc = 0;
-    if (index_path && pc_file_exists(index_path)) rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (index_path && pc_path_present(index_path)) rc = st_index_load(in->dir, index_path, cx, &ix);
     if (ix.root) {
         names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
         for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
@@ -213,7 +219,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
     int rc;
     if (dir) {
         rc = open_folder(in, cx, &cap);
-    } else if (!pc_file_exists(path)) {
+    } else if (!pc_path_present(path)) {
         pc_io_error(cx, "%s: no such file or folder", path);
         rc = 0;
     } else {

@@ -2,6 +2,7 @@
  * exist, and every tensor must live in exactly the shard it names (transformers' sharding). */
 #include "input.h"
 
+#include "../core/file.h"
 #include "../core/util.h"
 #include "json_lex.h"
 
@@ -30,7 +31,12 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
     pc_eval(cx, "ST-031");
     size_t len;
     char *text = pc_slurp(path, INDEX_MAX_BYTES, &len);
-    if (!text) { pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB"); return 0; }
+    if (!text) {
+        const char *kind = pc_path_kind(path);
+        if (kind && strcmp(kind, "a regular file")) pc_report(cx, "ST-030", INDEX_NAME, -1, "not a regular file (%s)", kind);
+        else pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB");
+        return 0;
+    }
     /* Strict JSON (the header lexer's rules: no BOM, no control bytes, no trailing text). */
     size_t nval, err;
     const char *end = NULL;
