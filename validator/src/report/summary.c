@@ -1,10 +1,14 @@
 /* The readable summary on stdout: per input, its verdict and every rule that did not skip. */
 #include "report.h"
+#include "text_escape.h"
 
 #include <string.h>
 
-void pc_report_summary(FILE *out, const cJSON *doc)
+void pc_report_summary(FILE *out, const cJSON *raw)
 {
+    cJSON *owned;
+    const cJSON *doc = pc_text_clean_doc(raw, &owned); /* a terminal gets valid UTF-8 too */
+    if (!doc) doc = raw;
     const cJSON *in, *r;
     size_t pass = 0, reject = 0, error = 0;
     cJSON_ArrayForEach(in, cJSON_GetObjectItem(doc, "inputs")) {
@@ -28,4 +32,7 @@ void pc_report_summary(FILE *out, const cJSON *doc)
         }
     }
     fprintf(out, "inputs: %zu pass, %zu reject, %zu error\n", pass, reject, error);
+    const cJSON *esc = cJSON_GetObjectItem(doc, "escaped_strings");
+    if (cJSON_IsNumber(esc)) fprintf(out, "note: %.0f strings held invalid UTF-8; their bytes are shown as \\xNN\n", esc->valuedouble);
+    cJSON_Delete(owned);
 }
