@@ -106,7 +106,11 @@ static bool has_suffix(const char *s, const char *suf)
     return n >= m && !strcmp(s + n - m, suf);
 }
 
-static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_cstr(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b; /* NULL: a name lost to OOM */
+    return strcmp(x ? x : "", y ? y : "");
+}
 
 /* The container files of a folder: the index's shards, else every *.safetensors, else *.gguf. */
 static char **list_containers(const char *dir, size_t *n, bool *gguf)
@@ -121,7 +125,6 @@ static char **list_containers(const char *dir, size_t *n, bool *gguf)
         if (!is_st && !is_gg) continue;
         char ***v = is_st ? &st : &gg;
         size_t *k = is_st ? &nst : &ngg;
-        if (*k >= MAX_SHARDS) continue;
         char **nv = realloc(*v, (*k + 1) * sizeof **v);
         if (!nv) break;
         *v = nv;
@@ -166,6 +169,19 @@ static void check_cross_file_duplicates(pc_input *in, pc_ctx *cx)
                       "tensor is in both %s and %s", in->tensors[i - 1].file->path, in->tensors[i].file->path);
 }
 
+/* ST-035: past MAX_SHARDS the first ones in name order are read and the limit fails; the cap comes
+ * after sorting, so which shards are read does not depend on readdir's order. */
+static size_t cap_shards(char **names, size_t n, pc_ctx *cx)
+{
+    pc_eval(cx, "ST-035");
+    pc_sort(names, n, sizeof *names, cmp_cstr);
+    if (n <= MAX_SHARDS) return n;
+    pc_report(cx, "ST-035", names[MAX_SHARDS], -1, "%zu container files, more than the limit of %d: the first %d in name order are read, %s and %zu more are not",
+              n, MAX_SHARDS, MAX_SHARDS, names[MAX_SHARDS], n - MAX_SHARDS - 1);
+    for (size_t i = MAX_SHARDS; i < n; i++) { free(names[i]); names[i] = NULL; }
+    return MAX_SHARDS;
+}
+
 static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
 {
     st_index ix = {0};
@@ -187,6 +203,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
         pc_io_error(cx, "%s: no .safetensors or .gguf file in the folder", in->path);
         goto out;
     }
+    n = cap_shards(names, n, cx);
     in->files = calloc(n ? n : 1, sizeof *in->files);
     if (!in->files) { rc = -1; goto out; }
     for (size_t i = 0; i < n && rc == 0; i++) {

@@ -30,4 +30,21 @@ rm "$TMP/corpus/st/fifo/small-ct.safetensors"
 mkfifo "$TMP/corpus/st/fifo/small-ct.safetensors"
 expect_rc 1 "corpus with a FIFO case input ends" -- $T "$PC" corpus "$TMP/corpus"
 
+# 3. More than 4,096 shards: ST-035 (LIMIT), the first 4,096 in name order read, never a silent skip.
+# An empty safetensors file: header length 8, "{}" and six spaces.
+empty_st() { printf '\010\0\0\0\0\0\0\0{}      ' >"$1"; }
+mkdir "$TMP/many"
+i=0; while [ $i -lt 4097 ]; do empty_st "$TMP/many/s$(printf %04d $i).safetensors"; i=$((i + 1)); done
+expect_rc 1 "4,097 shards are a LIMIT finding" -- $T "$PC" validate "$TMP/many"
+expect_grep 'ST-035   fail  s4096.safetensors: 4097 container files, more than the limit of 4096' "$TMP/out" "ST-035 names the first unread shard"
+rm "$TMP/many/s4096.safetensors"
+expect_rc 0 "4,096 shards are within the limit" -- $T "$PC" validate "$TMP/many"
+# A 1M-entry index naming 5,000 shards: one hash probe per entry (on main: 12 s, quadratic).
+i=4096; while [ $i -lt 5000 ]; do empty_st "$TMP/many/s$(printf %04d $i).safetensors"; i=$((i + 1)); done
+awk 'BEGIN { printf "{\"weight_map\": {"; for (i = 0; i < 1000000; i++) printf "%s\"t%d\": \"s%04d.safetensors\"", (i ? ", " : ""), i, i % 5000; print "}}" }' \
+    >"$TMP/many/model.safetensors.index.json"
+expect_rc 1 "a 1M-entry index over 5,000 shards finishes" -- $T "$PC" validate "$TMP/many"
+expect_grep 'ST-035   fail  s4096.safetensors: 5000 container files' "$TMP/out" "the index's shards are capped too"
+rm -rf "$TMP/many"
+
 finish
