@@ -5,6 +5,7 @@
 #include "../core/file.h"
 #include "../core/util.h"
 #include "../core/scan.h"
+#include "link_policy.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -70,14 +71,24 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
     return j;
 }
 
-static void load_sidecars(pc_input *in, const char *override, pc_ctx *cx)
+/* ST-036: a file found in the folder (not one the user named) that resolves outside the
+ * checkpoint's root is refused before it is opened, so none of its bytes reach a message. */
+static bool inside(const char *root, const char *path, const char *label, pc_ctx *cx)
+{
+    pc_eval(cx, "ST-036");
+    if (!root || pc_link_inside(root, path)) return true;
+    pc_report(cx, "ST-036", label, -1, "%s is a symbolic link resolving outside the checkpoint folder %s: not opened", label, root);
+    return false;
+}
+
+static void load_sidecars(pc_input *in, const char *override, const char *root, pc_ctx *cx)
 {
     char *p = pc_path_join(in->dir, "config.json");
-    if (p && pc_path_present(p)) in->config_json = load_json(p, "config.json", cx);
+    if (p && pc_path_present(p) && inside(root, p, "config.json", cx)) in->config_json = load_json(p, "config.json", cx);
     free(p);
     for (int i = 0; i < 3; i++) {
         p = pc_path_join(in->dir, k_sidecars[i]);
-        if (p && pc_path_present(p)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
+        if (p && pc_path_present(p) && inside(root, p, k_sidecars[i], cx)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
         free(p);
     }
     if (override) {
@@ -182,7 +193,7 @@ static size_t cap_shards(char **names, size_t n, pc_ctx *cx)
     return MAX_SHARDS;
 }
 
-static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
+static int open_folder(pc_input *in, const char *root, pc_ctx *cx, size_t *cap)
 {
     st_index ix = {0};
     char **names = NULL;
@@ -190,7 +201,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     bool gguf = false;
     char *index_path = pc_path_join(in->dir, "model.safetensors.index.json");
     int rc = 0;
-    if (index_path && pc_path_present(index_path)) rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (index_path && pc_path_present(index_path) && inside(root, index_path, "model.safetensors.index.json", cx)) rc = st_index_load(in->dir, index_path, cx, &ix);
     if (ix.root) {
         names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
         for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
@@ -208,7 +219,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     if (!in->files) { rc = -1; goto out; }
     for (size_t i = 0; i < n && rc == 0; i++) {
         char *p = names[i] ? pc_path_join(in->dir, names[i]) : NULL;
-        rc = p ? open_container(in, p, cx, cap) : -1;
+        rc = !p ? -1 : inside(root, p, names[i], cx) ? open_container(in, p, cx, cap) : 0;
         free(p);
     }
     if (rc == 0) {
@@ -231,11 +242,12 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
     bool dir = pc_is_dir(path);
     in->dir = dir ? pc_strdup(path) : pc_dirname(path);
     if (!in->path || !in->dir) { pc_input_free(in); return NULL; }
-    load_sidecars(in, config_override, cx);
+    char *root = pc_link_root(in->dir);
+    load_sidecars(in, config_override, root, cx);
     size_t cap = 0;
     int rc;
     if (dir) {
-        rc = open_folder(in, cx, &cap);
+        rc = open_folder(in, root, cx, &cap);
     } else if (!pc_path_present(path)) {
         pc_io_error(cx, "%s: no such file or folder", path);
         rc = 0;
@@ -244,6 +256,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
         rc = in->files ? open_container(in, path, cx, &cap) : -1;
         pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
     }
+    free(root);
     if (rc) cx->oom = true;
     return in;
 }

@@ -4,11 +4,12 @@ PC=$1 SRC=$2 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . "$SRC/validator/tests/cli/lib.inc"
 SMALL=$SRC/fixtures/st/small-ct/small-ct.safetensors
+PLAIN=$SRC/fixtures/st/sharded-valid/model-00001-of-00002.safetensors # F32/F16 only: accepted, nothing unchecked
 T="timeout 20"
 
 # 1. FIFOs: a container, config.json, the index, a corpus case input. O_NONBLOCK + fstat: refused at once.
 mkdir "$TMP/fifo"
-cp "$SMALL" "$TMP/fifo/a.safetensors"
+cp "$PLAIN" "$TMP/fifo/a.safetensors"
 mkfifo "$TMP/fifo/b.safetensors"
 expect_rc 2 "a FIFO shard is refused, not waited on" -- $T "$PC" validate "$TMP/fifo"
 expect_grep 'b.safetensors: cannot open: not a regular file (a FIFO)' "$TMP/err" "the FIFO shard is named"
@@ -46,5 +47,40 @@ awk 'BEGIN { printf "{\"weight_map\": {"; for (i = 0; i < 1000000; i++) printf "
 expect_rc 1 "a 1M-entry index over 5,000 shards finishes" -- $T "$PC" validate "$TMP/many"
 expect_grep 'ST-035   fail  s4096.safetensors: 5000 container files' "$TMP/out" "the index's shards are capped too"
 rm -rf "$TMP/many"
+
+# 4. Symbolic links: followed inside the checkpoint root (the folder, or a Hugging Face cache repo for
+# a snapshot), refused (ST-036, not opened) outside it; no message quotes a file's bytes.
+mkdir -p "$TMP/outside" "$TMP/links"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$TMP/outside/passwd"
+cp "$PLAIN" "$TMP/outside/real.safetensors"
+ln -s ../outside/passwd "$TMP/links/a.safetensors"
+expect_rc 1 "a shard linked outside the folder is ST-036" -- $T "$PC" validate "$TMP/links"
+expect_grep 'ST-036   fail  a.safetensors: a.safetensors is a symbolic link resolving outside the checkpoint folder' "$TMP/out" "ST-036 names the link"
+checks=$((checks + 1)); if grep -q '3475222254926655346\|root:x' "$TMP/out" "$TMP/err"; then echo "FAIL: the link target's bytes leak"; fails=$((fails + 1)); fi
+rm "$TMP/links/a.safetensors"
+cp "$PLAIN" "$TMP/links/a.safetensors"
+ln -s ../outside/passwd "$TMP/links/config.json"
+expect_rc 1 "a config.json linked outside is ST-036" -- $T "$PC" validate "$TMP/links"
+expect_grep 'ST-036   fail  config.json' "$TMP/out" "ST-036 names config.json"
+rm "$TMP/links/config.json"
+ln -s ../outside/passwd "$TMP/links/model.safetensors.index.json"
+expect_rc 1 "an index linked outside is ST-036" -- $T "$PC" validate "$TMP/links"
+expect_grep 'ST-036   fail  model.safetensors.index.json' "$TMP/out" "ST-036 names the index"
+rm "$TMP/links/model.safetensors.index.json"
+mkdir "$TMP/links/sub"; mv "$TMP/links/a.safetensors" "$TMP/links/sub/"; ln -s sub/a.safetensors "$TMP/links/a.safetensors"
+expect_rc 0 "a link inside the folder is followed" -- $T "$PC" validate "$TMP/links"
+expect_rc 0 "a file INPUT the user names is followed wherever it leads" -- $T "$PC" validate "$TMP/links/sub/../../outside/real.safetensors"
+HF="$TMP/hub/models--org--name"
+mkdir -p "$HF/blobs" "$HF/snapshots/0123abc" "$HF/refs"
+cp "$PLAIN" "$HF/blobs/9f86d081884c7d659a2feaa0c55ad015"
+ln -s ../../blobs/9f86d081884c7d659a2feaa0c55ad015 "$HF/snapshots/0123abc/model.safetensors"
+expect_rc 0 "an HF cache snapshot's links into blobs/ are followed" -- $T "$PC" validate "$HF/snapshots/0123abc"
+ln -s ../../../../outside/passwd "$HF/snapshots/0123abc/config.json"
+expect_rc 1 "but not out of the cache repo" -- $T "$PC" validate "$HF/snapshots/0123abc"
+expect_grep 'ST-036   fail  config.json' "$TMP/out" "ST-036 in the HF snapshot"
+# A foreign file read as safetensors: its first 8 bytes are not printed as a header length.
+expect_rc 1 "/etc/passwd-like bytes as a shard" -- $T "$PC" validate "$TMP/outside/passwd" --report json:"$TMP/leak.json"
+expect_grep 'ST-002' "$TMP/out" "the header length is over the limit"
+checks=$((checks + 1)); if grep -q '3475222254926655346' "$TMP/out" "$TMP/leak.json"; then echo "FAIL: the first 8 bytes leak as a number"; fails=$((fails + 1)); fi
 
 finish
