@@ -1,6 +1,7 @@
 /* packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile P] */
 #include "cli.h"
 
+#include "../core/atomic_file.h"
 #include "../harness/logical.h"
 
 #include <stdio.h>
@@ -8,6 +9,14 @@
 #include <unistd.h>
 
 static const char *USAGE = "packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile strict|compat]";
+
+/* A shard of a folder INPUT (or a hard link to one) given as --out. */
+static bool out_is_input(const pc_input *in, const char *out)
+{
+    for (size_t i = 0; i < in->nfiles; i++)
+        if (in->files[i].fd >= 0 && pc_afile_same_fd(out, in->files[i].fd)) return true;
+    return false;
+}
 
 int cmd_unpack(int argc, char **argv)
 {
@@ -17,7 +26,9 @@ int cmd_unpack(int argc, char **argv)
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nWrite the logical view (CONTRACT section 3) of every quantized weight: M.codes (U8)\n"
                    "and M.weight (F32), shape [out, in] (or [E, out, in]), in name order. Exit 1 and no\n"
-                   "output file when INPUT is rejected.\n", USAGE);
+                   "output file when INPUT is rejected. The view is written to a temporary file beside FILE and\n"
+                   "renamed over it on success: an existing FILE is replaced only then, never truncated or\n"
+                   "removed; --out naming an input, a link, a device or a folder is refused.\n", USAGE);
             return PC_EXIT_OK;
         } else if ((v = cli_value(argc, argv, &i, "--out"))) out = v;
         else if ((v = cli_value(argc, argv, &i, "--config"))) config = v;
@@ -30,13 +41,22 @@ int cmd_unpack(int argc, char **argv)
         else input = argv[i];
     }
     if (!input || !out) return cli_usage(USAGE, "INPUT and --out are required");
+    /* --out is never unlinked or truncated: the view goes to a temporary beside it, renamed over it
+     * only on success, so a rejected input or a failure leaves whatever was there untouched. */
+    const char *why;
+    if (pc_afile_check(out, &why)) { fprintf(stderr, "packcheck: --out %s %s\n", out, why); return PC_EXIT_ERROR; }
+    if (pc_afile_same(out, input) || (config && pc_afile_same(out, config))) {
+        fprintf(stderr, "packcheck: --out %s is an input: refusing to overwrite it\n", out);
+        return PC_EXIT_ERROR;
+    }
     pc_ctx cx;
     if (pc_ctx_init(&cx, profile)) return PC_EXIT_ERROR;
     pc_input *in = pc_input_open(input, config, &cx);
     int rc = PC_EXIT_ERROR;
-    unlink(out); /* a rejected input leaves no output behind, not even a stale one */
     if (in) pc_validate(in, &cx);
-    if (!in || cx.oom) {
+    if (in && out_is_input(in, out)) {
+        fprintf(stderr, "packcheck: --out %s is an input: refusing to overwrite it\n", out);
+    } else if (!in || cx.oom) {
         fprintf(stderr, "packcheck: %s: out of memory\n", input);
     } else if (cx.io_error) {
         fprintf(stderr, "packcheck: %s\n", cx.io_message);

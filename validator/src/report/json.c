@@ -1,6 +1,7 @@
 /* The JSON report (CONTRACT 2): the one document every other writer renders. */
 #include "report.h"
 
+#include "../core/atomic_file.h"
 #include "../core/util.h"
 #include "text_escape.h"
 
@@ -116,9 +117,13 @@ int pc_report_write(const cJSON *raw, const char *fmt, const char *path)
                : pc_report_html(doc);
     cJSON_Delete(owned);
     if (!text) return -1;
-    FILE *f = fopen(path, "wb");
-    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
-    if (f && fclose(f)) rc = -1;
+    /* Atomic: a full disk or a signal leaves the previous report (or none), never a torn one. */
+    pc_afile a;
+    int rc = -1;
+    if (pc_afile_open(&a, path) == 0) {
+        if (pc_afile_write(&a, text, strlen(text)) || pc_afile_write(&a, "\n", 1)) pc_afile_abort(&a);
+        else rc = pc_afile_commit(&a);
+    }
     free(text);
     return rc;
 }
