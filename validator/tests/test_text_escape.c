@@ -84,7 +84,7 @@ static void check_doc(const cJSON *doc, const char *dir, const char *want_in_jso
     }
     char *sp = pc_asprintf("%s/summary.txt", dir);
     FILE *f = fopen(sp, "w");
-    pc_report_summary(f, doc);
+    pc_report_summary(f, doc, PC_SUMMARY_VERBOSE);
     fclose(f);
     size_t n;
     char *s = pc_slurp(sp, 1u << 26, &n);
@@ -114,7 +114,7 @@ static void test_checkpoint(const char *dir)
     CHECK(pc_ctx_init(&cx, PC_PROFILE_STRICT) == 0, "ctx");
     pc_input *in = pc_input_open(ck, NULL, &cx);
     pc_validate(in, &cx);
-    pc_result r = {ck, in, &cx};
+    pc_result r = {ck, in, &cx, -1};
     cJSON *doc = pc_report_json(&r, 1, PC_PROFILE_STRICT);
     check_doc(doc, dir, "bad\\\\xff\\\\xfename");
     cJSON_Delete(doc);
@@ -136,7 +136,7 @@ static void test_findings(const char *dir)
     for (size_t i = 1000; i + 3 < sizeof longmsg; i += 3) memcpy(longmsg + i, "\xe2\x82\xac", 3);
     longmsg[sizeof longmsg - 1] = 0;
     pc_report(&cx, "ST-032", "x\xef\xbf\xbfy\x80", 5, "%s", longmsg);
-    pc_result r = {"path\xfe", NULL, &cx};
+    pc_result r = {"path\xfe", NULL, &cx, -1};
     cJSON *doc = pc_report_json(&r, 1, PC_PROFILE_STRICT);
     check_doc(doc, dir, "path\\\\xfe");
     cJSON_Delete(doc);

@@ -5,6 +5,7 @@
 #include "../core/file.h"
 #include "../core/util.h"
 #include "../core/scan.h"
+#include "../validate/accounting.h"
 #include "link_policy.h"
 #include "safetensors.h"
 
@@ -30,6 +31,12 @@ const pc_tensor *pc_input_find(const pc_input *in, const char *name)
 {
     pc_tensor key = {.name = (char *)name};
     return in->ntensors ? bsearch(&key, in->tensors, in->ntensors, sizeof key, cmp_tensor) : NULL;
+}
+
+const char *pc_input_qconfig_str(const pc_input *in, const char *key)
+{
+    const cJSON *v = in->qconfig ? cJSON_GetObjectItemCaseSensitive((const cJSON *)in->qconfig, key) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 int pc_tensor_read(const pc_tensor *t, uint64_t off, void *buf, size_t len)
@@ -265,12 +272,14 @@ void pc_input_free(pc_input *in)
 {
     if (!in) return;
     pc_scan_free(in);
+    pc_accounting_free(in);
     for (size_t i = 0; i < in->nmodules; i++) {
         pc_module *m = &in->modules[i];
         if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);
         free(m->prefix);
     }
     free(in->modules);
+    free(in->claimed_by);
     for (size_t i = 0; i < in->ntensors; i++) free(in->tensors[i].name);
     free(in->tensors);
     for (size_t i = 0; i < in->nfiles; i++) pc_file_close(&in->files[i]);
@@ -280,49 +289,4 @@ void pc_input_free(pc_input *in)
     free(in->path);
     free(in->dir);
     free(in);
-}
-
-pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout)
-{
-    if (in->nmodules == in->modcap) {
-        size_t nc = in->modcap ? in->modcap * 2 : 16;
-        pc_module *nm = realloc(in->modules, nc * sizeof *nm);
-        if (!nm) return NULL;
-        in->modules = nm;
-        in->modcap = nc;
-    }
-    pc_module *m = &in->modules[in->nmodules];
-    memset(m, 0, sizeof *m);
-    m->prefix = pc_strdup(prefix);
-    if (!m->prefix) return NULL;
-    m->fmt = fmt;
-    m->layout = layout;
-    in->nmodules++;
-    pc_input_note_layout(in, layout);
-    return m;
-}
-
-void pc_input_note_layout(pc_input *in, const char *layout)
-{
-    for (size_t i = 0; i < in->nlayouts; i++)
-        if (!strcmp(in->layouts[i], layout)) return;
-    if (in->nlayouts < sizeof in->layouts / sizeof *in->layouts) in->layouts[in->nlayouts++] = layout;
-}
-
-void pc_validate(pc_input *in, pc_ctx *cx)
-{
-    /* A broken container has no trustworthy tensor table: formats see nothing of it. */
-    if (!cx->io_error && !pc_family_failed(cx, "ST") && !pc_family_failed(cx, "GGUF"))
-        for (const pc_format *const *f = pc_formats; *f; f++)
-            if ((*f)->detect(in)) (*f)->check(in, cx);
-    /* The data scans the formats registered, and --hash, in one windowed pass over each file
-     * (a broken container is still hashed: certificates name the bytes, good or bad). */
-    if (!cx->io_error) pc_scan_run(in, cx);
-}
-
-const char *pc_input_format(const pc_input *in)
-{
-    if (in->is_gguf) return "gguf";
-    if (in->nlayouts > 1) return "mixed";
-    return in->nlayouts ? in->layouts[0] : "safetensors";
 }
