@@ -19,8 +19,7 @@ static void verdict_line(FILE *out, const cJSON *in)
     double s = pc_json_num(in, "seconds", -1);
     if (s >= 0) fprintf(out, ", %.2f s", s);
     fputc('\n', out);
-    pc_sb_take(&b);
-    free(b.s);
+    free(pc_sb_take(&b)); /* take gives a fresh "" when nothing was written: freed too (was an ASan leak) */
 }
 
 static void result_line(FILE *out, const cJSON *r)
