@@ -33,13 +33,13 @@ rm "$TMP/corpus/st/fifo/small-ct.safetensors"
 mkfifo "$TMP/corpus/st/fifo/small-ct.safetensors"
 expect_rc 1 "corpus with a FIFO case input ends" -- $T "$PC" corpus "$TMP/corpus"
 
-# 3. More than 4,096 shards: ST-035 (LIMIT), the first 4,096 in name order read, never a silent skip.
+# 3. More than 4,096 shards: ST-036 (LIMIT), the first 4,096 in name order read, never a silent skip.
 # An empty safetensors file: header length 8, "{}" and six spaces.
 empty_st() { printf '\010\0\0\0\0\0\0\0{}      ' >"$1"; }
 mkdir "$TMP/many"
 i=0; while [ $i -lt 4097 ]; do empty_st "$TMP/many/s$(printf %04d $i).safetensors"; i=$((i + 1)); done
 expect_rc 1 "4,097 shards are a LIMIT finding" -- $T "$PC" validate "$TMP/many"
-expect_grep 'ST-035   fail  s4096.safetensors: 4097 container files, more than the limit of 4096' "$TMP/out" "ST-035 names the first unread shard"
+expect_grep 'ST-036   fail  s4096.safetensors: 4097 container files, more than the limit of 4096' "$TMP/out" "ST-036 names the first unread shard"
 rm "$TMP/many/s4096.safetensors"
 expect_rc 0 "4,096 shards are within the limit" -- $T "$PC" validate "$TMP/many"
 # A 1M-entry index naming 5,000 shards: one hash probe per entry (on main: 12 s, quadratic).
@@ -47,27 +47,27 @@ i=4096; while [ $i -lt 5000 ]; do empty_st "$TMP/many/s$(printf %04d $i).safeten
 awk 'BEGIN { printf "{\"weight_map\": {"; for (i = 0; i < 1000000; i++) printf "%s\"t%d\": \"s%04d.safetensors\"", (i ? ", " : ""), i, i % 5000; print "}}" }' \
     >"$TMP/many/model.safetensors.index.json"
 expect_rc 1 "a 1M-entry index over 5,000 shards finishes" -- $T "$PC" validate "$TMP/many"
-expect_grep 'ST-035   fail  s4096.safetensors: 5000 container files' "$TMP/out" "the index's shards are capped too"
+expect_grep 'ST-036   fail  s4096.safetensors: 5000 container files' "$TMP/out" "the index's shards are capped too"
 rm -rf "$TMP/many"
 
 # 4. Symbolic links: followed inside the checkpoint root (the folder, or a Hugging Face cache repo for
-# a snapshot), refused (ST-036, not opened) outside it; no message quotes a file's bytes.
+# a snapshot), refused (ST-037, not opened) outside it; no message quotes a file's bytes.
 mkdir -p "$TMP/outside" "$TMP/links"
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$TMP/outside/passwd"
 cp "$PLAIN" "$TMP/outside/real.safetensors"
 ln -s ../outside/passwd "$TMP/links/a.safetensors"
-expect_rc 1 "a shard linked outside the folder is ST-036" -- $T "$PC" validate "$TMP/links"
-expect_grep 'ST-036   fail  a.safetensors: a.safetensors is a symbolic link resolving outside the checkpoint folder' "$TMP/out" "ST-036 names the link"
+expect_rc 1 "a shard linked outside the folder is ST-037" -- $T "$PC" validate "$TMP/links"
+expect_grep 'ST-037   fail  a.safetensors: a.safetensors is a symbolic link resolving outside the checkpoint folder' "$TMP/out" "ST-037 names the link"
 checks=$((checks + 1)); if grep -q '3475222254926655346\|root:x' "$TMP/out" "$TMP/err"; then echo "FAIL: the link target's bytes leak"; fails=$((fails + 1)); fi
 rm "$TMP/links/a.safetensors"
 cp "$PLAIN" "$TMP/links/a.safetensors"
 ln -s ../outside/passwd "$TMP/links/config.json"
-expect_rc 1 "a config.json linked outside is ST-036" -- $T "$PC" validate "$TMP/links"
-expect_grep 'ST-036   fail  config.json' "$TMP/out" "ST-036 names config.json"
+expect_rc 1 "a config.json linked outside is ST-037" -- $T "$PC" validate "$TMP/links"
+expect_grep 'ST-037   fail  config.json' "$TMP/out" "ST-037 names config.json"
 rm "$TMP/links/config.json"
 ln -s ../outside/passwd "$TMP/links/model.safetensors.index.json"
-expect_rc 1 "an index linked outside is ST-036" -- $T "$PC" validate "$TMP/links"
-expect_grep 'ST-036   fail  model.safetensors.index.json' "$TMP/out" "ST-036 names the index"
+expect_rc 1 "an index linked outside is ST-037" -- $T "$PC" validate "$TMP/links"
+expect_grep 'ST-037   fail  model.safetensors.index.json' "$TMP/out" "ST-037 names the index"
 rm "$TMP/links/model.safetensors.index.json"
 mkdir "$TMP/links/sub"; mv "$TMP/links/a.safetensors" "$TMP/links/sub/"; ln -s sub/a.safetensors "$TMP/links/a.safetensors"
 expect_rc 0 "a link inside the folder is followed" -- $T "$PC" validate "$TMP/links"
@@ -79,7 +79,7 @@ ln -s ../../blobs/9f86d081884c7d659a2feaa0c55ad015 "$HF/snapshots/0123abc/model.
 expect_rc 0 "an HF cache snapshot's links into blobs/ are followed" -- $T "$PC" validate "$HF/snapshots/0123abc"
 ln -s ../../../../outside/passwd "$HF/snapshots/0123abc/config.json"
 expect_rc 1 "but not out of the cache repo" -- $T "$PC" validate "$HF/snapshots/0123abc"
-expect_grep 'ST-036   fail  config.json' "$TMP/out" "ST-036 in the HF snapshot"
+expect_grep 'ST-037   fail  config.json' "$TMP/out" "ST-037 in the HF snapshot"
 # A foreign file read as safetensors: its first 8 bytes are not printed as a header length.
 expect_rc 1 "/etc/passwd-like bytes as a shard" -- $T "$PC" validate "$TMP/outside/passwd" --report json:"$TMP/leak.json"
 expect_grep 'ST-002' "$TMP/out" "the header length is over the limit"
