@@ -66,8 +66,9 @@ int cmd_unpack(int argc, char **argv)
     if (pc_ctx_init(&cx, profile)) return PC_EXIT_ERROR;
     pc_input *in = pc_input_open(input, config, &cx);
     int rc = PC_EXIT_ERROR;
-    if (in) pc_validate(in, &cx);
-    if (in && out_is_input(in, out)) {
+    bool clash = in && out_is_input(in, out); /* before validating: no long run to then refuse */
+    if (in && !clash) pc_validate(in, &cx);
+    if (clash) {
         fprintf(stderr, "packcheck: --out %s is an input: refusing to overwrite it\n", out);
     } else if (!in || cx.oom) {
         fprintf(stderr, "packcheck: %s: out of memory\n", input);
