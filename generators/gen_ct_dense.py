@@ -102,6 +102,9 @@ def generate(out):
         "3-bit group 16 asymmetric; packed zero point replaced by an unpacked int8 [11, 3]")
     neg("neg-ct021-dense-weight", "CT-021", lambda t, c: t.__setitem__(f"{W}.weight", torch.zeros((11, 48), dtype=torch.bfloat16)),
         "3-bit group 16 asymmetric; a dense bf16 weight next to weight_packed")
+    neg("neg-cfg031-regex-over-cap", "CFG-031", lambda t, c: qc(c)["ignore"].append("re:(a{1,1000}){1,1000}"),
+        "3-bit group 16 asymmetric; ignore holds re:(a{1,1000}){1,1000}: 28 bytes that expand to about 2 million "
+        "automaton instructions (CPython's backtracking: 50 s, 8 GB)")
 
 
 def negative_no_config(out, base):

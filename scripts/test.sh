@@ -5,7 +5,7 @@
 # bounded time (FUZZ_SECONDS, default 60). Exits non-zero on the first failing stage.
 set -eu
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --test
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== build (RelWithDebInfo) and CTest"

@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "../core/atomic_file.h"
 #include "../report/report.h"
 
 #include <stdarg.h>
@@ -34,6 +35,14 @@ int cli_report_add(cli_reports *r, const char *spec)
     if (r->n == CLI_MAX_REPORTS) { fprintf(stderr, "packcheck: at most %d --report options\n", CLI_MAX_REPORTS); return -1; }
     if (pc_report_parse_spec(spec, &r->fmt[r->n], &r->path[r->n])) {
         fprintf(stderr, "packcheck: --report wants FMT:PATH with FMT one of json, junit, md, html; got \"%s\"\n", spec);
+        return -1;
+    }
+    /* Checked now, before the work: a bad path must not be found only after a long run. */
+    const char *why;
+    if (pc_afile_check(r->path[r->n], &why)) {
+        fprintf(stderr, "packcheck: --report %s: %s %s\n", spec, r->path[r->n], why);
+        free(r->fmt[r->n]);
+        free(r->path[r->n]);
         return -1;
     }
     r->n++;

@@ -3,6 +3,7 @@
 
 #include "../harness/equiv.h"
 #include "../report/report.h"
+#include "../report/text_escape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,8 +28,11 @@ static int help(void)
     return PC_EXIT_OK;
 }
 
-static void print_outcome(const cJSON *doc)
+static void print_outcome(const cJSON *raw)
 {
+    cJSON *owned;
+    const cJSON *doc = pc_text_clean_doc(raw, &owned); /* the terminal gets valid UTF-8, as every report */
+    if (!doc) doc = raw;
     printf("%s (%s) -> %s (%s): %s, tolerance %s\n", pc_json_str(doc, "source"), pc_json_str(doc, "source_format"),
            pc_json_str(doc, "target"), pc_json_str(doc, "target_format"), pc_json_str(doc, "verdict"), pc_json_str(doc, "tolerance"));
     const cJSON *m;
@@ -41,6 +45,7 @@ static void print_outcome(const cJSON *doc)
     const cJSON *fd = cJSON_GetObjectItem(doc, "first_difference");
     if (cJSON_IsObject(fd)) printf("first difference: %s %s: %s\n", pc_json_str(fd, "rule"), pc_json_str(fd, "tensor"), pc_json_str(fd, "message"));
     if (*pc_json_str(doc, "error")) fprintf(stderr, "packcheck: equiv: %s\n", pc_json_str(doc, "error"));
+    cJSON_Delete(owned);
 }
 
 int cmd_equiv(int argc, char **argv)

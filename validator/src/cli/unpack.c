@@ -1,6 +1,7 @@
 /* packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile P] */
 #include "cli.h"
 
+#include "../core/atomic_file.h"
 #include "../harness/logical.h"
 
 #include <stdio.h>
@@ -17,6 +18,14 @@ static void say_skipped(const char *input, const pc_accounting *a)
     if (a->unchecked > 5) fprintf(stderr, "packcheck: %s: ... and %zu more unchecked tensors\n", input, a->unchecked - 5);
 }
 
+/* A shard of a folder INPUT (or a hard link to one) given as --out. */
+static bool out_is_input(const pc_input *in, const char *out)
+{
+    for (size_t i = 0; i < in->nfiles; i++)
+        if (in->files[i].fd >= 0 && pc_afile_same_fd(out, in->files[i].fd)) return true;
+    return false;
+}
+
 int cmd_unpack(int argc, char **argv)
 {
     const char *input = NULL, *out = NULL, *config = NULL, *v;
@@ -28,7 +37,10 @@ int cmd_unpack(int argc, char **argv)
                    "and M.weight (F32), shape [out, in] (or [E, out, in]), in name order. Exit 1 and no\n"
                    "output file when INPUT is rejected. Quantized tensors this version does not decode are\n"
                    "skipped and listed on stderr: exit 3 (0 with --allow-unchecked) after writing what was\n"
-                   "decoded, and exit 3 with no file when nothing was decodable.\n", USAGE);
+                   "decoded, and exit 3 with no file when nothing was decodable. The view is written to a\n"
+                   "temporary file beside FILE and renamed over it on success: an existing FILE is replaced\n"
+                   "only then, never truncated or removed; --out naming an input, a link, a device or a\n"
+                   "folder is refused.\n", USAGE);
             return PC_EXIT_OK;
         } else if ((v = cli_value(argc, argv, &i, "--out"))) out = v;
         else if ((v = cli_value(argc, argv, &i, "--config"))) config = v;
@@ -42,13 +54,23 @@ int cmd_unpack(int argc, char **argv)
         else input = argv[i];
     }
     if (!input || !out) return cli_usage(USAGE, "INPUT and --out are required");
+    /* --out is never unlinked or truncated: the view goes to a temporary beside it, renamed over it
+     * only on success, so a rejected input or a failure leaves whatever was there untouched. */
+    const char *why;
+    if (pc_afile_check(out, &why)) { fprintf(stderr, "packcheck: --out %s %s\n", out, why); return PC_EXIT_ERROR; }
+    if (pc_afile_same(out, input) || (config && pc_afile_same(out, config))) {
+        fprintf(stderr, "packcheck: --out %s is an input: refusing to overwrite it\n", out);
+        return PC_EXIT_ERROR;
+    }
     pc_ctx cx;
     if (pc_ctx_init(&cx, profile)) return PC_EXIT_ERROR;
     pc_input *in = pc_input_open(input, config, &cx);
     int rc = PC_EXIT_ERROR;
-    unlink(out); /* a rejected input leaves no output behind, not even a stale one */
-    if (in) pc_validate(in, &cx);
-    if (!in || cx.oom) {
+    bool clash = in && out_is_input(in, out); /* before validating: no long run to then refuse */
+    if (in && !clash) pc_validate(in, &cx);
+    if (clash) {
+        fprintf(stderr, "packcheck: --out %s is an input: refusing to overwrite it\n", out);
+    } else if (!in || cx.oom) {
         fprintf(stderr, "packcheck: %s: out of memory\n", input);
     } else if (cx.io_error) {
         fprintf(stderr, "packcheck: %s\n", cx.io_message);

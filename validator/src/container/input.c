@@ -5,6 +5,7 @@
 #include "../core/file.h"
 #include "../core/util.h"
 #include "../core/scan.h"
+#include "link_policy.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -67,7 +68,12 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
     pc_eval(cx, "CFG-001");
     size_t len;
     char *text = pc_slurp(path, SIDECAR_MAX_BYTES, &len);
-    if (!text) { pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label); return NULL; }
+    if (!text) {
+        const char *kind = pc_path_kind(path);
+        if (kind && strcmp(kind, "a regular file")) pc_report(cx, "CFG-001", label, -1, "%s is not a regular file (%s)", label, kind);
+        else pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label);
+        return NULL;
+    }
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     /* "One JSON object": text after it (a second object, garbage) is an error, as in json.loads. */
@@ -86,18 +92,28 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
     return j;
 }
 
-static void load_sidecars(pc_input *in, const char *override, pc_ctx *cx)
+/* ST-037: a file found in the folder (not one the user named) that resolves outside the
+ * checkpoint's root is refused before it is opened, so none of its bytes reach a message. */
+static bool inside(const char *root, const char *path, const char *label, pc_ctx *cx)
+{
+    pc_eval(cx, "ST-037");
+    if (!root || pc_link_inside(root, path)) return true;
+    pc_report(cx, "ST-037", label, -1, "%s is a symbolic link resolving outside the checkpoint folder %s: not opened", label, root);
+    return false;
+}
+
+static void load_sidecars(pc_input *in, const char *override, const char *root, pc_ctx *cx)
 {
     char *p = pc_path_join(in->dir, "config.json");
-    if (p && pc_file_exists(p)) in->config_json = load_json(p, "config.json", cx);
+    if (p && pc_path_present(p) && inside(root, p, "config.json", cx)) in->config_json = load_json(p, "config.json", cx);
     free(p);
     for (int i = 0; i < 3; i++) {
         p = pc_path_join(in->dir, k_sidecars[i]);
-        if (p && pc_file_exists(p)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
+        if (p && pc_path_present(p) && inside(root, p, k_sidecars[i], cx)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
         free(p);
     }
     if (override) {
-        if (!pc_file_exists(override)) pc_io_error(cx, "--config %s: no such file", override);
+        if (!pc_path_present(override)) pc_io_error(cx, "--config %s: no such file", override);
         else in->sidecars[SIDECAR_OVERRIDE] = load_json(override, override, cx);
     }
     /* Which quantization config applies. An override may be a whole config.json or the bare dict. */
@@ -122,7 +138,11 @@ static bool has_suffix(const char *s, const char *suf)
     return n >= m && !strcmp(s + n - m, suf);
 }
 
-static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_cstr(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b; /* NULL: a name lost to OOM */
+    return strcmp(x ? x : "", y ? y : "");
+}
 
 /* The container files of a folder: the index's shards, else every *.safetensors, else *.gguf. */
 static char **list_containers(const char *dir, size_t *n, bool *gguf)
@@ -137,7 +157,6 @@ static char **list_containers(const char *dir, size_t *n, bool *gguf)
         if (!is_st && !is_gg) continue;
         char ***v = is_st ? &st : &gg;
         size_t *k = is_st ? &nst : &ngg;
-        if (*k >= MAX_SHARDS) continue;
         char **nv = realloc(*v, (*k + 1) * sizeof **v);
         if (!nv) break;
         *v = nv;
@@ -171,7 +190,8 @@ static bool is_torch_checkpoint(const pc_file *f)
 static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *cap)
 {
     pc_file *f = &in->files[in->nfiles];
-    if (pc_file_open(f, path)) { pc_io_error(cx, "%s: cannot open", path); free(f->path); return 0; }
+    const char *why;
+    if (pc_file_open_why(f, path, &why)) { pc_io_error(cx, "%s: cannot open: %s", path, why); free(f->path); return 0; }
     in->nfiles++;
     uint8_t magic[4] = {0};
     bool has_magic = f->size >= 4 && pc_file_read(f, 0, magic, 4) == 0;
@@ -199,7 +219,20 @@ static void check_cross_file_duplicates(pc_input *in, pc_ctx *cx)
                       "tensor is in both %s and %s", in->tensors[i - 1].file->path, in->tensors[i].file->path);
 }
 
-static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
+/* ST-036: past MAX_SHARDS the first ones in name order are read and the limit fails; the cap comes
+ * after sorting, so which shards are read does not depend on readdir's order. */
+static size_t cap_shards(char **names, size_t n, pc_ctx *cx)
+{
+    pc_eval(cx, "ST-036");
+    pc_sort(names, n, sizeof *names, cmp_cstr);
+    if (n <= MAX_SHARDS) return n;
+    pc_report(cx, "ST-036", names[MAX_SHARDS], -1, "%zu container files, more than the limit of %d: the first %d in name order are read, %s and %zu more are not",
+              n, MAX_SHARDS, MAX_SHARDS, names[MAX_SHARDS], n - MAX_SHARDS - 1);
+    for (size_t i = MAX_SHARDS; i < n; i++) { free(names[i]); names[i] = NULL; }
+    return MAX_SHARDS;
+}
+
+static int open_folder(pc_input *in, const char *root, pc_ctx *cx, size_t *cap)
 {
     st_index ix = {0};
     char **names = NULL;
@@ -207,7 +240,7 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     bool gguf = false;
     char *index_path = pc_path_join(in->dir, "model.safetensors.index.json");
     int rc = 0;
-    if (index_path && pc_file_exists(index_path)) rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (index_path && pc_path_present(index_path) && inside(root, index_path, "model.safetensors.index.json", cx)) rc = st_index_load(in->dir, index_path, cx, &ix);
     if (ix.root) {
         names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
         for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
@@ -224,11 +257,12 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
                     torch ? " (it holds pytorch_model.bin, a PyTorch pickle/zip checkpoint: packcheck reads safetensors and GGUF only)" : "");
         goto out;
     }
+    n = cap_shards(names, n, cx);
     in->files = calloc(n ? n : 1, sizeof *in->files);
     if (!in->files) { rc = -1; goto out; }
     for (size_t i = 0; i < n && rc == 0; i++) {
         char *p = names[i] ? pc_path_join(in->dir, names[i]) : NULL;
-        rc = p ? open_container(in, p, cx, cap) : -1;
+        rc = !p ? -1 : inside(root, p, names[i], cx) ? open_container(in, p, cx, cap) : 0;
         free(p);
     }
     if (rc == 0) {
@@ -251,12 +285,13 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
     bool dir = pc_is_dir(path);
     in->dir = dir ? pc_strdup(path) : pc_dirname(path);
     if (!in->path || !in->dir) { pc_input_free(in); return NULL; }
-    load_sidecars(in, config_override, cx);
+    char *root = pc_link_root(in->dir);
+    load_sidecars(in, config_override, root, cx);
     size_t cap = 0;
     int rc;
     if (dir) {
-        rc = open_folder(in, cx, &cap);
-    } else if (!pc_file_exists(path)) {
+        rc = open_folder(in, root, cx, &cap);
+    } else if (!pc_path_present(path)) {
         pc_io_error(cx, "%s: no such file or folder", path);
         rc = 0;
     } else {
@@ -264,6 +299,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
         rc = in->files ? open_container(in, path, cx, &cap) : -1;
         pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
     }
+    free(root);
     if (rc) cx->oom = true;
     return in;
 }

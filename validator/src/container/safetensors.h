@@ -20,4 +20,10 @@ typedef struct st_out_tensor {
 
 /* Write atomically: a temporary file beside `path`, renamed on success, removed on failure. */
 int st_write_file(const char *path, const st_out_tensor *t, size_t n);
+
+/* Streaming: open the temporary beside path and write the header for t (data unused); the caller
+ * then writes each tensor's nbytes in order with pc_afile_write and ends with pc_afile_commit (or
+ * pc_afile_abort). 0, or -1 with nothing left behind. */
+struct pc_afile;
+int st_write_begin(struct pc_afile *a, const char *path, const st_out_tensor *t, size_t n);
 #endif

@@ -2,6 +2,7 @@
  * exist, and every tensor must live in exactly the shard it names (transformers' sharding). */
 #include "input.h"
 
+#include "../core/file.h"
 #include "../core/util.h"
 #include "json_lex.h"
 
@@ -18,6 +19,35 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const st_index_entry *)a)->tensor, ((const st_index_entry *)b)->tensor);
 }
 
+/* The distinct shard names of weight_map, as an open-addressing hash set (FNV-1a): a million
+ * entries over thousands of shards cost one probe each, not a scan of the shards seen so far. */
+typedef struct shard_set { const char **slot; size_t mask; } shard_set;
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static int shard_set_init(shard_set *h, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2; /* n <= entries of a 64 MiB index: no overflow */
+    h->slot = calloc(cap, sizeof *h->slot);
+    h->mask = cap - 1;
+    return h->slot ? 0 : -1;
+}
+
+/* true when s was already in the set; otherwise adds it (the set has room: at most n adds). */
+static bool shard_set_seen(shard_set *h, const char *s)
+{
+    for (size_t i = (size_t)fnv1a(s) & h->mask;; i = (i + 1) & h->mask) {
+        if (!h->slot[i]) { h->slot[i] = s; return false; }
+        if (!strcmp(h->slot[i], s)) return true;
+    }
+}
+
 static bool plain_file_name(const char *s)
 {
     return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
@@ -30,7 +60,12 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
     pc_eval(cx, "ST-031");
     size_t len;
     char *text = pc_slurp(path, INDEX_MAX_BYTES, &len);
-    if (!text) { pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB"); return 0; }
+    if (!text) {
+        const char *kind = pc_path_kind(path);
+        if (kind && strcmp(kind, "a regular file")) pc_report(cx, "ST-030", INDEX_NAME, -1, "not a regular file (%s)", kind);
+        else pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB");
+        return 0;
+    }
     /* Strict JSON (the header lexer's rules: no BOM, no control bytes, no trailing text). */
     size_t nval, err;
     const char *end = NULL;
@@ -48,7 +83,8 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
     size_t n = (size_t)cJSON_GetArraySize(wm);
     ix->shards = calloc(n ? n : 1, sizeof *ix->shards);
     ix->entries = calloc(n ? n : 1, sizeof *ix->entries);
-    if (!ix->shards || !ix->entries) return -1;
+    shard_set seen = {0};
+    if (!ix->shards || !ix->entries || shard_set_init(&seen, n)) { free(seen.slot); return -1; }
     const cJSON *e;
     cJSON_ArrayForEach(e, wm)
         ix->entries[ix->nentries++] = (st_index_entry){e->string, cJSON_IsString(e) ? e->valuestring : NULL};
@@ -60,16 +96,17 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
     cJSON_ArrayForEach(e, wm) {
         if (!cJSON_IsString(e)) { pc_report(cx, "ST-030", e->string, -1, "weight_map value is not a string"); continue; }
         const char *s = e->valuestring;
-        bool known = false;
-        for (size_t i = 0; i < ix->nshards && !known; i++) known = !strcmp(ix->shards[i], s);
-        if (known) continue;
+        /* Each distinct name is judged once: a bad shard is one finding, not one per tensor. */
+        if (shard_set_seen(&seen, s)) continue;
         if (!plain_file_name(s)) { pc_report(cx, "ST-031", e->string, -1, "shard \"%s\" is not a file name in the folder", s); continue; }
         char *p = pc_path_join(dir, s);
-        bool exists = p && pc_file_exists(p);
+        const char *kind = p ? pc_path_kind(p) : NULL;
         free(p);
-        if (!exists) { pc_report(cx, "ST-031", e->string, -1, "shard \"%s\" does not exist", s); continue; }
+        if (!kind) { pc_report(cx, "ST-031", e->string, -1, "shard \"%s\" does not exist", s); continue; }
+        if (strcmp(kind, "a regular file")) { pc_report(cx, "ST-031", e->string, -1, "shard \"%s\" is not a regular file (%s)", s, kind); continue; }
         ix->shards[ix->nshards++] = (char *)s; /* borrowed from root */
     }
+    free(seen.slot);
     return 0;
 }
 

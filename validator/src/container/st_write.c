@@ -2,6 +2,7 @@
 #include "safetensors.h"
 
 #include "../core/arith.h"
+#include "../core/atomic_file.h"
 #include "../core/util.h"
 
 #include <cjson/cJSON.h>
@@ -61,7 +62,7 @@ static char *header_json(const st_out_tensor *t, size_t n)
     return b.s;
 }
 
-int st_write_file(const char *path, const st_out_tensor *t, size_t n)
+int st_write_begin(pc_afile *a, const char *path, const st_out_tensor *t, size_t n)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -69,21 +70,20 @@ int st_write_file(const char *path, const st_out_tensor *t, size_t n)
     char *json = header_json(t, n);
     if (!json) return -1;
     size_t jl = strlen(json), padded = (jl + 7) / 8 * 8;
-    char *tmp = pc_asprintf("%s.tmp.%ld", path, (long)getpid());
-    FILE *f = tmp ? fopen(tmp, "wb") : NULL;
-    int rc = -1;
-    if (f) {
-        uint8_t len[8];
-        pc_put_le64(len, padded);
-        rc = fwrite(len, 1, 8, f) == 8 && fwrite(json, 1, jl, f) == jl ? 0 : -1;
-        for (size_t i = jl; i < padded && !rc; i++) rc = fputc(' ', f) == ' ' ? 0 : -1;
-        for (size_t i = 0; i < n && !rc; i++)
-            rc = t[i].nbytes == 0 || fwrite(t[i].data, 1, t[i].nbytes, f) == t[i].nbytes ? 0 : -1;
-        if (fclose(f)) rc = -1;
-        if (!rc && rename(tmp, path)) rc = -1;
-        if (rc) remove(tmp);
-    }
-    free(tmp);
+    if (pc_afile_open(a, path)) { free(json); return -1; }
+    uint8_t len[8];
+    pc_put_le64(len, padded);
+    int rc = pc_afile_write(a, len, 8) || pc_afile_write(a, json, jl) || pc_afile_write(a, "        ", padded - jl) ? -1 : 0;
     free(json);
+    if (rc) pc_afile_abort(a);
     return rc;
+}
+
+int st_write_file(const char *path, const st_out_tensor *t, size_t n)
+{
+    pc_afile a;
+    if (st_write_begin(&a, path, t, n)) return -1;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].nbytes && pc_afile_write(&a, t[i].data, (size_t)t[i].nbytes)) { pc_afile_abort(&a); return -1; }
+    return pc_afile_commit(&a);
 }

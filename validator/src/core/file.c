@@ -5,19 +5,67 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+static const char *kind_of(mode_t m)
+{
+    if (S_ISREG(m)) return "a regular file";
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+    if (S_ISLNK(m)) return "a dangling symbolic link";
+    return "not a file";
+}
+
+const char *pc_path_kind(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 || lstat(path, &st) == 0) return kind_of(st.st_mode);
+    return NULL;
+}
+
+int pc_open_regular(const char *path, const char **why)
+{
+    static const char *const k_not_regular[] = {"not a regular file (a directory)", "not a regular file (a FIFO)",
+                                               "not a regular file (a socket)", "not a regular file (a device)",
+                                               "not a regular file"};
+    *why = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) { *why = strerror(errno); return -1; }
+    struct stat st;
+    if (fstat(fd, &st) != 0) { *why = strerror(errno); close(fd); return -1; }
+    if (!S_ISREG(st.st_mode)) {
+        *why = S_ISDIR(st.st_mode) ? k_not_regular[0] : S_ISFIFO(st.st_mode) ? k_not_regular[1]
+             : S_ISSOCK(st.st_mode) ? k_not_regular[2] : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? k_not_regular[3]
+             : k_not_regular[4];
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) { *why = strerror(errno); close(fd); return -1; }
+    return fd;
+}
+
 int pc_file_open(pc_file *f, const char *path)
+{
+    const char *why;
+    return pc_file_open_why(f, path, &why);
+}
+
+int pc_file_open_why(pc_file *f, const char *path, const char **why)
 {
     f->path = pc_strdup(path);
     f->fd = -1;
     f->size = 0;
+    *why = "out of memory";
     if (!f->path) return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = pc_open_regular(path, why);
     if (fd < 0) return -1;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return -1; }
+    if (fstat(fd, &st) != 0) { close(fd); return -1; }
     f->fd = fd;
     f->size = (uint64_t)st.st_size;
     return 0;

@@ -1,9 +1,11 @@
 #include "util.h"
+#include "file.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 char *pc_strndup(const char *s, size_t n)
 {
@@ -57,10 +59,18 @@ int pc_file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+int pc_path_present(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
 char *pc_slurp(const char *path, size_t limit, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    const char *why;
+    int fd = pc_open_regular(path, &why); /* a FIFO named config.json must not block the run */
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) { if (fd >= 0) close(fd); return NULL; }
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {

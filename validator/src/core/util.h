@@ -15,7 +15,10 @@ char *pc_path_join(const char *dir, const char *name);
 char *pc_dirname(const char *path);
 int pc_is_dir(const char *path);
 int pc_file_exists(const char *path);
-/* Read a small whole file (<= limit bytes) into a NUL-terminated buffer. */
+/* Something (of any kind, a dangling link too) is at path: a FIFO config.json is refused, not skipped. */
+int pc_path_present(const char *path);
+/* Read a small whole file (<= limit bytes) into a NUL-terminated buffer; NULL for anything that is
+ * not a regular file (never blocks on a FIFO). */
 char *pc_slurp(const char *path, size_t limit, size_t *len);
 
 /* qsort that accepts an empty (possibly NULL) array: qsort(NULL, 0, ...) is undefined. */

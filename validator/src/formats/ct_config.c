@@ -368,7 +368,11 @@ static bool regex_match(const char *pat, const char *name, const char *src, pc_c
 {
     int m = pc_pyre_match(pat, name);
     pc_eval(cx, "CFG-029");
-    if (m < 0) pc_report(cx, "CFG-029", src, -1, "pattern \"re:%s\" has no POSIX ERE form here; it matches nothing", pat);
+    pc_eval(cx, "CFG-031");
+    if (m == PC_PYRE_LIMIT)
+        pc_report(cx, "CFG-031", src, -1, "pattern \"re:%.80s%s\" is over the matcher's limit of %d instructions: refused, not run",
+                  pat, strlen(pat) > 80 ? "..." : "", PYRE_MAX_PROG);
+    else if (m < 0) pc_report(cx, "CFG-029", src, -1, "pattern \"re:%s\" uses regex syntax packcheck does not evaluate; it matches nothing", pat);
     return m == 1;
 }
 

@@ -415,15 +415,21 @@ static bool apply_dynamic(const pc_input *in, const char *prefix, gptq_cfg *mc, 
     const cJSON *dyn = cJSON_GetObjectItemCaseSensitive(in->qconfig, "dynamic");
     if (!cJSON_IsObject(dyn) || !dyn->child) return true;
     pc_eval(cx, "GPTQ-015");
+    pc_eval(cx, "CFG-031");
     const cJSON *e;
     cJSON_ArrayForEach(e, dyn) {
         const char *key = e->string;
         bool neg = !strncmp(key, "-:", 2);
         const char *pat = !strncmp(key, "-:", 2) || !strncmp(key, "+:", 2) ? key + 2 : key;
         int m = dynamic_match(pat, prefix);
+        if (m == PC_PYRE_LIMIT) {
+            pc_report(cx, "CFG-031", mc->src, -1, "dynamic pattern \"%.80s\" is over the matcher's limit of %d instructions: refused, not run",
+                      key, PYRE_MAX_PROG);
+            return false;
+        }
         if (m < 0) {
             pc_report(cx, "GPTQ-015", mc->src, -1, "dynamic pattern \"%.80s\" uses regex syntax packcheck cannot evaluate "
-                      "(it understands POSIX ERE plus \\d, \\w, \\s and (?:...))", key);
+                      "(no lookaround, flags, named groups, lazy quantifiers or back-references)", key);
             return false;
         }
         if (!m) continue;

@@ -185,21 +185,25 @@ static void check_mo_config(const pc_input *in, pc_ctx *cx)
 #define NV_IGNORE_MAX_ENTRIES 1024  /* a hostile config cannot make matching quadratic-slow */
 #define NV_IGNORE_MAX_PATTERN 512
 
-static bool ignore_matches(enum nv_naming nm, const char *pat, const char *m)
+static bool ignore_matches(enum nv_naming nm, const char *pat, const char *m, pc_ctx *cx)
 {
     if (strlen(pat) > NV_IGNORE_MAX_PATTERN) return false;
     if (nm == NV_MO) return fnmatch(pat, m, 0) == 0;
     if (strncmp(pat, "re:", 3)) return !strcmp(pat, m);
-    return pc_pyre_match(pat + 3, m) == 1; /* a pattern with no ERE form matches nothing */
+    int r = pc_pyre_match(pat + 3, m);
+    pc_eval(cx, "CFG-031");
+    if (r == PC_PYRE_LIMIT)
+        pc_report(cx, "CFG-031", "ignore", -1, "pattern \"%.80s\" is over the matcher's limit of %d instructions: refused, not run", pat, PYRE_MAX_PROG);
+    return r == 1; /* a pattern with no ERE form matches nothing */
 }
 
-static const char *ignored_by(const nv_scheme *s, enum nv_naming nm, const char *m)
+static const char *ignored_by(const nv_scheme *s, enum nv_naming nm, const char *m, pc_ctx *cx)
 {
     const cJSON *e;
     int n = 0;
     cJSON_ArrayForEach(e, s->ignore) {
         if (n++ == NV_IGNORE_MAX_ENTRIES) break;
-        if (cJSON_IsString(e) && ignore_matches(nm, e->valuestring, m)) return e->valuestring;
+        if (cJSON_IsString(e) && ignore_matches(nm, e->valuestring, m, cx)) return e->valuestring;
     }
     return NULL;
 }
@@ -358,7 +362,7 @@ static bool check_scale_shape(const pc_input *in, const char *prefix, uint64_t r
 static void check_module(pc_input *in, const nv_scheme *s, enum nv_naming nm, const char *prefix, const pc_tensor *p, pc_ctx *cx)
 {
     pc_input_note_layout(in, k_layout[nm]);
-    const char *ign = ignored_by(s, nm, prefix);
+    const char *ign = ignored_by(s, nm, prefix, cx);
     if (ign) {
         pc_report(cx, "NV-009", p->name, (int64_t)p->offset, "module %s is excluded by %s entry \"%s\" yet holds an NVFP4 packed weight",
                   prefix, s->ignore_key, ign);

@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE 700
 #include "expect_fail.h"
 
+#include "../core/atomic_file.h"
 #include "../core/util.h"
 #include "../report/report.h"
 
@@ -112,9 +113,11 @@ static void reader_word(const char *text, char *out, size_t n)
 
 int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, const char *reader_name)
 {
-    char *tmp = pc_asprintf("%s.tmp", path);
-    FILE *f = tmp ? fopen(tmp, "w") : NULL;
-    if (!f) { free(tmp); return -1; }
+    /* Built in memory, then written atomically (core/atomic_file.c): no "<path>.tmp" of someone else's. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return -1;
     if (old->header && *old->header) fputs(old->header, f);
     else fprintf(f, "# packcheck certify: expected failures of reader \"%s\"\n# <case-id> <outcome>  # reason. Rewritten by --update-expect from a full run.\n",
                  reader_name);
@@ -138,7 +141,7 @@ int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, con
         }
         fprintf(f, "%s %s  # %s\n", id, outc, reason);
     }
-    int rc = fclose(f) ? -1 : rename(tmp, path);
-    free(tmp);
+    int rc = fclose(f) ? -1 : pc_afile_put(path, text, len);
+    free(text);
     return rc;
 }

@@ -1,6 +1,7 @@
 #include "logical.h"
 
 #include "../container/safetensors.h"
+#include "../core/atomic_file.h"
 #include "../core/util.h"
 
 #include <stdlib.h>
@@ -40,25 +41,28 @@ long pc_module_find(const pc_input *in, const char *prefix)
     return -1;
 }
 
+/* Streamed module by module (issue 12 item 6): the header is known from the shapes alone, so it is
+ * written first and each module is decoded, written and freed in name order. Peak memory is the
+ * largest module's view (5 bytes per element) plus what its decode reads, not the whole view. */
 int pc_logical_write(const pc_input *in, const char *out_path, pc_ctx *cx)
 {
     size_t n = in->nmodules;
     const pc_module **mods = calloc(n ? n : 1, sizeof *mods);
     st_out_tensor *t = calloc(2 * n + 1, sizeof *t);
     char **names = calloc(2 * n + 1, sizeof *names);
-    void **bufs = calloc(2 * n + 1, sizeof *bufs);
     int rc = -1;
-    if (!mods || !t || !names || !bufs) { cx->oom = true; goto out; }
+    pc_afile out;
+    bool open = false;
+    if (!mods || !t || !names) { cx->oom = true; goto out; }
     for (size_t i = 0; i < n; i++) mods[i] = &in->modules[i];
     pc_sort(mods, n, sizeof *mods, cmp_module);
     /* "M.codes" sorts before "M.weight" for the same M, and module prefixes are distinct. */
     for (size_t i = 0; i < n; i++) {
         const pc_module *m = mods[i];
-        uint8_t *codes;
-        float *w;
-        if (pc_logical_decode(in, m, PC_IMPL_FAST, &codes, &w, cx)) goto out;
-        bufs[2 * i] = codes;
-        bufs[2 * i + 1] = w;
+        if (m->numel > PC_LOGICAL_MAX_ELEMS) { /* before the sizes below are computed */
+            pc_io_error(cx, "%s: %llu elements exceed the logical-view limit of 2^30", m->prefix, (unsigned long long)m->numel);
+            goto out;
+        }
         names[2 * i] = pc_asprintf("%s.codes", m->prefix);
         names[2 * i + 1] = pc_asprintf("%s.weight", m->prefix);
         if (!names[2 * i] || !names[2 * i + 1]) { cx->oom = true; goto out; }
@@ -68,15 +72,26 @@ int pc_logical_write(const pc_input *in, const char *out_path, pc_ctx *cx)
             o->dtype = k ? PC_DT_F32 : PC_DT_U8;
             o->ndim = m->ndim;
             memcpy(o->shape, m->shape, sizeof m->shape);
-            o->data = bufs[2 * i + k];
-            o->nbytes = m->numel * (k ? 4 : 1);
+            o->nbytes = m->numel * (k ? 4 : 1); /* numel <= 2^30 is checked by pc_logical_decode */
         }
     }
-    rc = st_write_file(out_path, t, 2 * n);
+    if (st_write_begin(&out, out_path, t, 2 * n)) { pc_io_error(cx, "%s: cannot write", out_path); goto out; }
+    open = true;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *codes;
+        float *w;
+        if (pc_logical_decode(in, mods[i], PC_IMPL_FAST, &codes, &w, cx)) goto out;
+        int wr = pc_afile_write(&out, codes, (size_t)t[2 * i].nbytes) || pc_afile_write(&out, w, (size_t)t[2 * i + 1].nbytes);
+        free(codes);
+        free(w);
+        if (wr) { pc_io_error(cx, "%s: cannot write", out_path); goto out; }
+    }
+    open = false;
+    rc = pc_afile_commit(&out);
     if (rc) pc_io_error(cx, "%s: cannot write", out_path);
 out:
-    for (size_t i = 0; bufs && names && i < 2 * n; i++) { free(bufs[i]); free(names[i]); }
-    free(bufs);
+    if (open) pc_afile_abort(&out);
+    for (size_t i = 0; names && i < 2 * n; i++) free(names[i]);
     free(names);
     free(t);
     free(mods);

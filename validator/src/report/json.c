@@ -1,7 +1,9 @@
 /* The JSON report (CONTRACT 2): the one document every other writer renders. */
 #include "report.h"
 
+#include "../core/atomic_file.h"
 #include "../core/util.h"
+#include "text_escape.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -132,21 +134,29 @@ int pc_report_parse_spec(const char *spec, char **fmt, char **path)
     return 0;
 }
 
-int pc_report_write(const cJSON *doc, const char *fmt, const char *path)
+int pc_report_write(const cJSON *raw, const char *fmt, const char *path)
 {
+    cJSON *owned;
+    const cJSON *doc = pc_text_clean_doc(raw, &owned); /* every format: valid UTF-8 only */
+    if (!doc) return -1;
     char *text = !strcmp(fmt, "json") ? cJSON_Print(doc)
                : !strcmp(fmt, "junit") ? pc_report_junit(doc)
                : !strcmp(fmt, "md") ? pc_report_markdown(doc)
                : pc_report_html(doc);
+    cJSON_Delete(owned);
     if (!text) return -1;
     if (!strcmp(path, "-")) { /* --report FMT:- */
         int rc = fputs(text, stdout) >= 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0 ? 0 : -1;
         free(text);
         return rc;
     }
-    FILE *f = fopen(path, "wb");
-    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
-    if (f && fclose(f)) rc = -1;
+    /* Atomic: a full disk or a signal leaves the previous report (or none), never a torn one. */
+    pc_afile a;
+    int rc = -1;
+    if (pc_afile_open(&a, path) == 0) {
+        if (pc_afile_write(&a, text, strlen(text)) || pc_afile_write(&a, "\n", 1)) pc_afile_abort(&a);
+        else rc = pc_afile_commit(&a);
+    }
     free(text);
     return rc;
 }
@@ -198,6 +208,8 @@ void pc_sb_xml(pc_sb *b, const char *s)
         else if (c == '>') pc_sb_puts(b, "&gt;");
         else if (c == '"') pc_sb_puts(b, "&quot;");
         else if (c < 0x20 && c != '\n' && c != '\t') pc_sb_printf(b, "\\x%02x", c); /* not legal in XML 1.0 */
+        else if (c == 0xef && (unsigned char)s[1] == 0xbf && ((unsigned char)s[2] & 0xfe) == 0xbe)
+            pc_sb_printf(b, "\\x%02x\\x%02x\\x%02x", c, 0xbf, (unsigned char)s[2]), s += 2; /* U+FFFE/U+FFFF: not XML chars */
         else { one[0] = (char)c; pc_sb_puts(b, one); }
     }
 }

@@ -3,6 +3,7 @@
  * and message, and the tensors that were not checked. PC_SUMMARY_QUIET keeps the verdict line and
  * the failures; PC_SUMMARY_VERBOSE adds every evaluated rule (the full table). */
 #include "report.h"
+#include "text_escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,11 @@ static void unchecked_lines(FILE *out, const cJSON *in)
     }
 }
 
-void pc_report_summary(FILE *out, const cJSON *doc, pc_summary_level level)
+void pc_report_summary(FILE *out, const cJSON *raw, pc_summary_level level)
 {
+    cJSON *owned;
+    const cJSON *doc = pc_text_clean_doc(raw, &owned); /* a terminal gets valid UTF-8 too */
+    if (!doc) doc = raw;
     const cJSON *in, *r;
     size_t pass = 0, unchecked = 0, reject = 0, error = 0;
     cJSON_ArrayForEach(in, cJSON_GetObjectItem(doc, "inputs")) {
@@ -67,4 +71,7 @@ void pc_report_summary(FILE *out, const cJSON *doc, pc_summary_level level)
         if (level != PC_SUMMARY_QUIET) unchecked_lines(out, in);
     }
     fprintf(out, "inputs: %zu pass, %zu unchecked, %zu reject, %zu error\n", pass, unchecked, reject, error);
+    const cJSON *esc = cJSON_GetObjectItem(doc, "escaped_strings");
+    if (cJSON_IsNumber(esc)) fprintf(out, "note: %.0f strings held invalid UTF-8; their bytes are shown as \\xNN\n", esc->valuedouble);
+    cJSON_Delete(owned);
 }

@@ -37,9 +37,12 @@ printf 'abc' >"$TMP/short.safetensors"
 expect_rc 1 "validate 3-byte file" -- "$PC" validate "$TMP/short.safetensors"
 expect_grep 'ST-001' "$TMP/out" "3-byte file names ST-001"
 expect_rc 2 "unpack without --out" -- "$PC" unpack "$SMALL"
-: >"$TMP/stale.safetensors"
-expect_rc 1 "unpack a rejected input" -- "$PC" unpack "$TMP/short.safetensors" --out "$TMP/stale.safetensors"
-checks=$((checks + 1)); [ -e "$TMP/stale.safetensors" ] && { echo "FAIL: unpack left an output behind"; fails=$((fails + 1)); }
+expect_rc 1 "unpack a rejected input" -- "$PC" unpack "$TMP/short.safetensors" --out "$TMP/fresh.safetensors"
+checks=$((checks + 1)); [ -e "$TMP/fresh.safetensors" ] && { echo "FAIL: unpack left an output behind"; fails=$((fails + 1)); }
+# An existing --out is not packcheck's to delete (issue 12 item 7): a rejected input leaves it as it was.
+echo stale >"$TMP/stale.safetensors"
+expect_rc 1 "unpack a rejected input over an existing file" -- "$PC" unpack "$TMP/short.safetensors" --out "$TMP/stale.safetensors"
+expect_grep '^stale$' "$TMP/stale.safetensors" "the existing --out is untouched"
 expect_rc 3 "unpack with nothing decodable" -- "$PC" unpack "$SMALL" --out "$TMP/none.safetensors"
 checks=$((checks + 1)); [ -e "$TMP/none.safetensors" ] && { echo "FAIL: unpack wrote a file with nothing decodable"; fails=$((fails + 1)); }
 PLAIN=$SRC/fixtures/st/valid-metadata/valid-metadata.safetensors
