@@ -26,4 +26,10 @@ int cli_usage(const char *usage, const char *fmt, ...) __attribute__((format(pri
 bool cli_is_help(const char *a);
 /* Value of an option that takes one: "--opt V" or "--opt=V". Advances *i. NULL when missing. */
 const char *cli_value(int argc, char **argv, int *i, const char *opt);
+
+/* The default corpus (corpus_path.c): PACKCHECK_CORPUS, the installed one beside the binary, or
+ * (build tree only) the source fixtures/. NULL when none is found. */
+const char *cli_default_corpus(void);
+/* `given` when not NULL, else the default; NULL (after saying why on stderr) when there is none. */
+const char *cli_corpus_or_complain(const char *given);
 #endif

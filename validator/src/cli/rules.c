@@ -10,10 +10,6 @@
 
 static const char *USAGE = "packcheck rules [--json | --md [--corpus DIR]]";
 
-#ifndef PC_DEFAULT_CORPUS
-#define PC_DEFAULT_CORPUS "fixtures"
-#endif
-
 static const char *profile_line(const pc_rule *r)
 {
     static char buf[64];
@@ -94,7 +90,7 @@ static void print_md(const pc_corpus *c)
 int cmd_rules(int argc, char **argv)
 {
     bool json = false, md = false;
-    const char *corpus = PC_DEFAULT_CORPUS, *v;
+    const char *corpus = NULL, *v;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nPrint the rule catalogue: a table (default), the catalogue JSON, or RULES.md (with each\n"
@@ -109,6 +105,7 @@ int cmd_rules(int argc, char **argv)
     if (json) { fputs(pc_rules_json(), stdout); return PC_EXIT_OK; }
     if (md) {
         pc_corpus c;
+        if (!(corpus = cli_corpus_or_complain(corpus))) return PC_EXIT_ERROR;
         if (pc_corpus_load(corpus, &c, stderr)) { pc_corpus_free(&c); fprintf(stderr, "packcheck: %s is not a corpus\n", corpus); return PC_EXIT_ERROR; }
         print_md(&c);
         pc_corpus_free(&c);

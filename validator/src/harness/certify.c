@@ -573,7 +573,7 @@ static bool selected(const pc_certify_opts *o, const char *id)
 {
     if (!o->nonly) return true;
     for (int i = 0; i < o->nonly; i++)
-        if (strstr(id, o->only[i])) return true;
+        if (o->only_exact[i] ? !strcmp(id, o->only[i]) : strstr(id, o->only[i]) != NULL) return true;
     return false;
 }
 
@@ -669,8 +669,10 @@ static cJSON *doc_header(const certify_run *st)
     cJSON *corp = cJSON_AddObjectToObject(doc, "corpus");
     cJSON_AddStringToObject(corp, "path", o->corpus);
     cJSON_AddStringToObject(corp, "manifest_sha256", st->c.manifest_sha256);
+    cJSON_AddStringToObject(corp, "version", st->c.version);
     cJSON_AddNumberToObject(corp, "cases", (double)st->c.ncases);
     cJSON_AddStringToObject(doc, "manifest_sha256", st->c.manifest_sha256);
+    cJSON_AddStringToObject(doc, "corpus_version", st->c.version);
     cJSON *opts = cJSON_AddObjectToObject(doc, "options");
     cJSON_AddNumberToObject(opts, "timeout_s", o->timeout_s);
     cJSON_AddNumberToObject(opts, "ulp", o->ulp);
