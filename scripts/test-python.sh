@@ -6,6 +6,9 @@
 #   3. the same suite with the planted awq-order bug: must fail, and every failure must name the
 #      first differing element and the diagnosis "awq-order";
 #   4. the README's CI example (its run: steps, the built wheel standing in for `pip install`).
+# The API tests include --report sarif against the SARIF 2.1.0 schema, taken from the npm package
+# @microsoft/jest-sarif (npm pack, SHA-256 pinned below, cached in build/sarif-schema); without npm
+# that one test skips and validator/tests/test_sarif.c still checks the structure.
 # The venv (build/venv-py, PACKCHECK_PY_VENV overrides) is rebuilt only when
 # python/requirements-test.txt changes; the CMake build of the wheel is kept in build/py-cmake.
 set -eu
@@ -29,12 +32,29 @@ rm -rf build/wheelhouse
 "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps build/wheelhouse/packcheck-*.whl
 ls -l build/wheelhouse/packcheck-*.whl
 
+sarif_pkg=@microsoft/jest-sarif@1.0.0-beta.0
+sarif_sha=2d99159ae54a3eea97f81781cff48780548657c35949f4b7f25e99a2ba4de4f8
+schema=build/sarif-schema/package/lib/schemas/sarif-2.1.0-rtm.5.json
+if [ ! -f "$schema" ] && command -v npm >/dev/null; then
+    echo "-- SARIF 2.1.0 schema from $sarif_pkg"
+    rm -rf build/sarif-schema && mkdir -p build/sarif-schema
+    (cd build/sarif-schema && npm pack -q "$sarif_pkg" >/dev/null 2>&1 && tar xzf ./*.tgz) || echo "test-python: npm pack $sarif_pkg failed"
+fi
+if [ -f "$schema" ] && [ "$(sha256sum "$schema" | cut -c1-64)" = "$sarif_sha" ]; then
+    PACKCHECK_SARIF_SCHEMA=$src/$schema
+    export PACKCHECK_SARIF_SCHEMA
+elif [ -f "$schema" ]; then
+    echo "test-python: $schema does not match its pinned SHA-256"; exit 1
+else
+    echo "test-python: no SARIF schema (npm unreachable): the schema test skips"
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"   # `import packcheck` must be the installed wheel, not the source tree
 unset PACKCHECK_CORPUS PACKCHECK_BINARY
 echo "-- API tests"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/test_api.py"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/test_api.py" "$src/python/tests/test_sarif.py"
 echo "-- sample loader, correct reader"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/sample_loader"
 echo "-- sample loader, planted bug awq-order (must fail with that diagnosis)"

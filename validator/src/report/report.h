@@ -32,6 +32,8 @@ int pc_report_write(const cJSON *doc, const char *fmt, const char *path);
 char *pc_report_junit(const cJSON *doc);
 char *pc_report_markdown(const cJSON *doc);
 char *pc_report_html(const cJSON *doc);
+/* SARIF 2.1.0 (sarif.c); NULL for documents other than validate ones. */
+char *pc_report_sarif(const cJSON *doc);
 
 /* The readable per-rule summary on stdout. */
 void pc_report_summary(FILE *out, const cJSON *doc);
