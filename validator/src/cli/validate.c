@@ -7,13 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... [--hash] [--quiet]";
+static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... [--hash] [--quiet]\n"
+                            "                          " CLI_CONV_USAGE;
 
 int cmd_validate(int argc, char **argv)
 {
     const char *config = NULL, *v;
     pc_profile profile = PC_PROFILE_STRICT;
     cli_reports reps = {0};
+    cli_conv conv = {0};
     char **inputs = calloc((size_t)argc, sizeof *inputs);
     int ninputs = 0, rc = PC_EXIT_ERROR;
     bool quiet = false, hash = false;
@@ -26,9 +28,14 @@ int cmd_validate(int argc, char **argv)
                    "more than the spec text (see `packcheck rules`).\n"
                    "Data is read in bounded windows, one pass per file, shards in parallel (one thread per\n"
                    "core; PACKCHECK_THREADS=N overrides). --hash adds each file's SHA-256 (OpenSSL EVP) to the\n"
-                   "reports, computed in the same pass.\n", USAGE);
+                   "reports, computed in the same pass.\n\n" CLI_CONV_HELP, USAGE);
             rc = PC_EXIT_OK;
             goto out;
+        }
+        int cv = cli_conv_option(argc, argv, &i, &conv);
+        if (cv < 0) { rc = cli_usage(USAGE, "bad %s", argv[i]); goto out; }
+        if (cv) {
+            continue;
         } else if ((v = cli_value(argc, argv, &i, "--config"))) {
             config = v;
         } else if ((v = cli_value(argc, argv, &i, "--profile"))) {
@@ -54,18 +61,22 @@ int cmd_validate(int argc, char **argv)
     pc_ctx *cxs = calloc((size_t)ninputs, sizeof *cxs);
     pc_input **ins = calloc((size_t)ninputs, sizeof *ins);
     if (!res || !cxs || !ins) { free(res); free(cxs); free(ins); goto out; }
+    cli_progress_start(conv.progress, "validate", hash ? cli_paths_bytes(inputs, ninputs) : 0);
     for (int i = 0; i < ninputs; i++) {
         if (pc_ctx_init(&cxs[i], profile)) { cxs[i].oom = true; continue; }
         ins[i] = pc_input_open(inputs[i], config, &cxs[i]);
         if (ins[i]) {
             ins[i]->hash_files = hash;
             pc_validate(ins[i], &cxs[i]);
+            cli_conv_apply(&conv, &cxs[i]);
         }
         else cxs[i].oom = true;
         res[i] = (pc_result){inputs[i], ins[i], &cxs[i]};
     }
+    cli_progress_stop();
     cJSON *doc = pc_report_json(res, (size_t)ninputs, profile);
     if (!quiet) pc_report_summary(stdout, doc);
+    if (cli_github_actions()) cli_github_annotations(stdout, doc);
     int wrote = cli_reports_write(&reps, doc);
     rc = PC_EXIT_OK;
     for (int i = 0; i < ninputs; i++) {
@@ -83,6 +94,7 @@ int cmd_validate(int argc, char **argv)
     free(res); free(cxs); free(ins);
 out:
     cli_reports_free(&reps);
+    cli_conv_free(&conv);
     free(inputs);
     return rc;
 }
