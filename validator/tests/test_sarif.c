@@ -18,7 +18,7 @@ static cJSON *validate_doc(const char *const *paths, size_t n)
         pc_ctx_init(&cx[i], PC_PROFILE_STRICT);
         in[i] = pc_input_open(paths[i], NULL, &cx[i]);
         if (in[i]) pc_validate(in[i], &cx[i]);
-        res[i] = (pc_result){paths[i], in[i], &cx[i]};
+        res[i] = (pc_result){.path = paths[i], .in = in[i], .cx = &cx[i]};
     }
     cJSON *doc = pc_report_json(res, n, PC_PROFILE_STRICT);
     for (size_t i = 0; i < n; i++) { pc_input_free(in[i]); pc_ctx_free(&cx[i]); }
