@@ -9,6 +9,8 @@
 # The API tests include --report sarif against the SARIF 2.1.0 schema, taken from the npm package
 # @microsoft/jest-sarif (npm pack, SHA-256 pinned below, cached in build/sarif-schema); without npm
 # that one test skips and validator/tests/test_sarif.c still checks the structure.
+# PACKCHECK_TEST_RAY=1 also installs Ray (the packcheck[ray] extra, large) into the venv and runs
+# python/tests/test_scale.py on a local Ray instance; without Ray that test skips.
 # The venv (build/venv-py, PACKCHECK_PY_VENV overrides) is rebuilt only when
 # python/requirements-test.txt changes; the CMake build of the wheel is kept in build/py-cmake.
 set -eu
@@ -25,6 +27,10 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.txt"; then
     cp "$req" "$venv/requirements.txt"
 fi
 venv=$(cd "$venv" && pwd)
+if [ "${PACKCHECK_TEST_RAY:-0}" = 1 ] && ! "$venv/bin/python" -c "import ray" 2>/dev/null; then
+    echo "-- Ray into $venv (PACKCHECK_TEST_RAY=1)"
+    "$venv/bin/pip" install -q --disable-pip-version-check "ray==2.60.0"
+fi
 echo "-- wheel (scikit-build-core, build dir build/py-cmake)"
 rm -rf build/wheelhouse
 "$venv/bin/pip" wheel . -q --disable-pip-version-check --no-build-isolation --no-deps -w build/wheelhouse \
@@ -54,7 +60,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"   # `import packcheck` must be the installed wheel, not the source tree
 unset PACKCHECK_CORPUS PACKCHECK_BINARY
 echo "-- API tests"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/test_api.py" "$src/python/tests/test_sarif.py"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/test_api.py" "$src/python/tests/test_sarif.py" \
+    "$src/python/tests/test_scale.py"
 echo "-- sample loader, correct reader"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/sample_loader"
 echo "-- sample loader, planted bug awq-order (must fail with that diagnosis)"

@@ -11,7 +11,7 @@
 Everything runs the packaged C binary (packcheck.binary_path()); nothing is reimplemented here."""
 from __future__ import annotations
 
-from . import corpus, testing
+from . import corpus, testing  # packcheck.scale (Ray) is imported on demand
 from ._binary import PackcheckError, binary_path
 from .certify import CaseOutcome, CertifyReport, Diagnosis, FirstDiff, certify
 from .report import InputReport, Report, RuleResult, validate

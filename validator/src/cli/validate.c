@@ -9,7 +9,7 @@
 #include <time.h>
 
 static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... "
-                           "[--hash] [--allow-unchecked] [-v | --quiet]\n"
+                           "[--hash] [--allow-unchecked] [-v | --quiet] [--jsonl]\n"
                            "                          " CLI_CONV_USAGE;
 
 static const char *HELP =
@@ -26,7 +26,9 @@ static const char *HELP =
     "goes to stderr).\n"
     "Data is read in bounded windows, one pass per file, shards in parallel (one thread per\n"
     "core; PACKCHECK_THREADS=N overrides). --hash adds each file's SHA-256 (OpenSSL EVP) to the\n"
-    "reports, computed in the same pass.\n\n" CLI_CONV_HELP;
+    "reports, computed in the same pass.\n"
+    "--jsonl writes one JSON record per input to stdout (= --report jsonl:-; the summary goes to\n"
+    "stderr): the unit packcheck.scale.validate_many merges.\n\n" CLI_CONV_HELP;
 
 static double now_s(void)
 {
@@ -64,6 +66,7 @@ static int parse(int argc, char **argv, opts *o)
             if (cli_report_add(&o->reps, v)) return cli_usage(USAGE, "bad --report");
         } else if (!strcmp(argv[i], "--hash")) o->hash = true;
         else if (!strcmp(argv[i], "--allow-unchecked")) o->allow_unchecked = true;
+        else if (!strcmp(argv[i], "--jsonl")) { if (cli_report_add(&o->reps, "jsonl:-")) return cli_usage(USAGE, "bad --jsonl"); }
         else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) o->level = PC_SUMMARY_QUIET;
         else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) o->level = PC_SUMMARY_VERBOSE;
         else if (argv[i][0] == '-' && argv[i][1]) return cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);

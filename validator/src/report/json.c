@@ -137,7 +137,7 @@ int pc_report_parse_spec(const char *spec, char **fmt, char **path)
     *fmt = pc_strndup(spec, (size_t)(colon - spec));
     *path = pc_strdup(colon + 1);
     if (strcmp(*fmt, "json") && strcmp(*fmt, "junit") && strcmp(*fmt, "md") && strcmp(*fmt, "html") &&
-        strcmp(*fmt, "sarif")) {
+        strcmp(*fmt, "sarif") && strcmp(*fmt, "jsonl")) {
         free(*fmt);
         free(*path);
         return -1;
@@ -151,6 +151,7 @@ int pc_report_write(const cJSON *doc, const char *fmt, const char *path)
                : !strcmp(fmt, "junit") ? pc_report_junit(doc)
                : !strcmp(fmt, "md") ? pc_report_markdown(doc)
                : !strcmp(fmt, "sarif") ? pc_report_sarif(doc)
+               : !strcmp(fmt, "jsonl") ? pc_report_jsonl(doc)
                : pc_report_html(doc);
     if (!text) return -1;
     if (!strcmp(path, "-")) { /* --report FMT:- */
