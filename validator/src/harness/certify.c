@@ -799,7 +799,9 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     cJSON_Delete(rules);
     cJSON_Delete(fams);
     if (o->update_expect) {
-        if (pc_xf_write(o->expect_fail, &st.xf, cases, o->name ? o->name : o->reader)) {
+        char corpus_line[128];
+        snprintf(corpus_line, sizeof corpus_line, "%s (MANIFEST sha256 %s)", *st.c.version ? st.c.version : "unversioned", st.c.manifest_sha256);
+        if (pc_xf_write(o->expect_fail, &st.xf, cases, o->name ? o->name : o->reader, corpus_line)) {
             fprintf(st.log, "certify: cannot write %s\n", o->expect_fail);
             cJSON_Delete(doc);
             doc = NULL;

@@ -70,5 +70,13 @@ expect_grep "^validate: [0-9]* / [0-9]* MiB read (" "$TMP/err" "a progress line 
 checks=$((checks + 1)); ! grep -q "MiB read" "$TMP/out" || { echo "FAIL: progress on stdout"; fails=$((fails + 1)); }
 expect_rc 0 "--no-progress" -- env PACKCHECK_PROGRESS_AFTER=0 "$PC" validate "$F/awq/autoawq-gemm-g32-random" --hash --quiet --no-progress
 checks=$((checks + 1)); [ ! -s "$TMP/err" ] || { echo "FAIL: --no-progress printed"; fails=$((fails + 1)); }
+# --jsonl: one compact record per input on stdout, the summary on stderr; with --hash, file digests.
+expect_rc 1 "--jsonl" -- "$PC" validate "$BAD" "$WARN" --jsonl --hash
+n=$(grep -c '^{"path":' "$TMP/out")
+checks=$((checks + 1)); [ "$n" = 2 ] && [ "$(wc -l <"$TMP/out")" = 2 ] || { echo "FAIL: --jsonl wrote $n records"; fails=$((fails + 1)); }
+expect_grep '"kind":"validate-input","packcheck_version":"' "$TMP/out" "records name the tool"
+expect_grep '"sha256":"[0-9a-f]\{64\}"' "$TMP/out" "records carry file digests"
+expect_rc 1 "--report jsonl:PATH" -- "$PC" validate "$BAD" --quiet --report jsonl:"$TMP/r.jsonl"
+expect_grep '"verdict":"reject"' "$TMP/r.jsonl" "the jsonl file"
 rm -rf "$TMP"
 finish

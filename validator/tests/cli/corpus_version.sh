@@ -36,6 +36,14 @@ expect_grep '"corpus_version":[[:space:]]*"'"$V"'"' "$TMP/cert.json" "certify JS
 expect_grep '"version":[[:space:]]*"'"$V"'"' "$TMP/cert.json" "and in its corpus block"
 n=$(grep -o '"case":[[:space:]]*"[^"]*"' "$TMP/cert.json" | sort -u | wc -l)
 checks=$((checks + 1)); [ "$n" = 1 ] || { echo "FAIL: --case ran $n cases"; fails=$((fails + 1)); }
+# --update-expect records the corpus in the expected-failure file, replacing an old "# corpus:" line.
+R=$SRC/validator/tests/readers
+printf '# my reader\n# corpus: 0.0.1 (MANIFEST sha256 old)\n' >"$TMP/xf.txt"
+expect_rc 0 "--update-expect from a full run" -- "$PC" certify --reader "sh $R/reject_all.sh {input} {output}" \
+    --corpus "$C" --expect-fail "$TMP/xf.txt" --update-expect
+expect_grep "^# corpus: 3.14.159 (MANIFEST sha256 [0-9a-f]\{64\})\$" "$TMP/xf.txt" "the expected-failure file names the corpus"
+expect_grep "^# my reader" "$TMP/xf.txt" "the rest of the header is kept"
+checks=$((checks + 1)); [ "$(grep -c '^# corpus:' "$TMP/xf.txt")" = 1 ] || { echo "FAIL: the old corpus line is kept"; fails=$((fails + 1)); }
 expect_rc 2 "certify --case without a value" -- "$PC" certify --reader "x {input} {output}" --case
 rm -rf "$TMP"
 finish
