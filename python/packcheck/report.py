@@ -32,17 +32,21 @@ class RuleResult:
 
 @dataclass(frozen=True)
 class InputReport:
-    """One validated input: its format (ct-dense, gptq-v1, ..., gguf, mixed), verdict and results."""
+    """One validated input: its format (ct-dense, gptq-v1, ..., gguf, mixed), verdict (pass, reject,
+    unchecked, error), the tensor accounting (checked / plain / unchecked counts) and results."""
     path: str
     format: str
     verdict: str
     results: Tuple[RuleResult, ...]
+    tensors: Dict[str, int] = field(default_factory=dict)
+    unchecked: Tuple[Any, ...] = ()
     raw: Dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "InputReport":
         return cls(path=d.get("path", ""), format=d.get("format", ""), verdict=d.get("verdict", ""),
-                   results=tuple(RuleResult.from_json(r) for r in d.get("results", [])), raw=d)
+                   results=tuple(RuleResult.from_json(r) for r in d.get("results", [])),
+                   tensors=dict(d.get("tensors") or {}), unchecked=tuple(d.get("unchecked") or ()), raw=d)
 
     @property
     def failures(self) -> Tuple[RuleResult, ...]:

@@ -47,6 +47,7 @@ def test_validate_report_dataclasses():
     ok = packcheck.validate(corpus.case("awq/autoawq-gemm-g32-random").input)
     assert ok.accepted and ok.verdict == "pass" and ok.inputs[0].format == "awq-gemm"
     assert ok.inputs[0].status_of("AWQ-001") == "pass"
+    assert ok.inputs[0].tensors.get("checked", 0) >= 1 and ok.inputs[0].unchecked == ()
     bad_case = corpus.case("awq/neg-bits-8")
     bad = packcheck.validate(bad_case.input)
     assert not bad.accepted and bad.exit_code == 1 and bad.verdict == "reject"
