@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Optional, Union
@@ -39,15 +40,22 @@ def check_view(case: Union[Case, str], view: View, *, ulp: int = 0) -> CaseOutco
     """Run certify on exactly this case with `view` as the reader's answer."""
     c = case if isinstance(case, Case) else _case_by_id(case)
     with tempfile.TemporaryDirectory(prefix="packcheck-check-") as tmp:
+        # certify run as root drops the reader to an unprivileged user (--reader-user): the copy it
+        # makes must be able to read the view
+        os.chmod(tmp, 0o755)
         if view is None:
             reader = ": {input} {output}; exit 1"
         else:
             if isinstance(view, (str, os.PathLike)):
-                src = Path(view)
+                # copied beside ours: the caller's folder (pytest's tmp_path is 0700) may be closed to it
+                src = Path(tmp) / "view.safetensors"
+                shutil.copyfile(view, src)
+                os.chmod(src, 0o644)
             else:
                 from . import _safetensors
                 src = Path(tmp) / "view.safetensors"
                 _safetensors.write(src, _flatten(view))
+                os.chmod(src, 0o644)
             reader = f": {{input}}; cp {shlex.quote(str(src))} {{output}}"
         rep = certify(reader, corpus=c.corpus, cases=[c.id], ulp=ulp, name="pytest")
     try:
