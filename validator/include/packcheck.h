@@ -7,6 +7,40 @@
  *
  * Every size that comes from a file goes through the checked arithmetic in core/arith.h before it
  * sizes an allocation, a loop or an offset.
+ *
+ * Embedding (installed: `pkg-config --cflags --libs packcheck`, or find_package(packcheck) and link
+ * packcheck::packcheck / packcheck::packcheck_static):
+ *
+ *     pc_ctx cx;
+ *     if (pc_ctx_init(&cx, PC_PROFILE_STRICT)) return oom;
+ *     pc_input *in = pc_input_open(path, NULL, &cx);     NULL only when out of memory
+ *     if (in) pc_validate(in, &cx);
+ *     for (size_t i = 0; i < cx.nfindings; i++) use(cx.findings[i].rule->id, cx.findings[i].status, ...);
+ *     bool rejected = pc_rejected(&cx), unreadable = cx.io_error;
+ *     pc_input_free(in);
+ *     pc_ctx_free(&cx);
+ *
+ * Ownership, function by function:
+ * - pc_rule_count/at/find, pc_rules_json, pc_severity_name, pc_status_name, pc_dtype_name: return
+ *   pointers into the embedded catalogue or static strings, valid for the whole process; never free.
+ *   The catalogue is parsed once, thread-safely, on first use.
+ * - pc_ctx_init: fills a caller-provided pc_ctx (any storage) and allocates its bookkeeping; pair
+ *   every successful call with pc_ctx_free, which frees the findings (their tensor and message
+ *   strings) and zeroes the struct. Findings are owned by the ctx: copy what must outlive it.
+ *   A ctx holds one input's findings; it is not shared between threads.
+ * - pc_report, pc_io_error, pc_eval: copy their arguments; the caller keeps its strings.
+ * - pc_input_open: returns a heap pc_input the caller owns (free with pc_input_free, which takes
+ *   NULL); it keeps open file descriptors until then and borrows nothing from the caller after
+ *   returning (`path` and `config_override` are copied). An unreadable input still returns a
+ *   pc_input, with cx->io_error set and the reason in cx->io_message.
+ * - pc_input_find, pc_input_format: borrowed from the input, valid until pc_input_free.
+ * - pc_tensor_read: writes into the caller's buffer. pc_tensor_load: returns a malloc'd buffer the
+ *   caller frees with free(); NULL when too large (limit) or unreadable.
+ * - pc_validate: appends findings to cx and modules to in (owned by in, freed by pc_input_free).
+ * - pc_module_add: copies `prefix`; `layout` and `fmt` must be static (string literals, the
+ *   pc_formats table). The module's priv is freed by its format's module_free.
+ * - pc_formats: a static NULL-terminated table; never free.
+ * Nothing in the library writes to stdout or stderr except on an internal bug (abort with a message).
  */
 #ifndef PACKCHECK_H
 #define PACKCHECK_H

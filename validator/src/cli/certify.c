@@ -16,14 +16,10 @@
 
 static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
-    "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--name NAME]\n"
+    "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--case ID]... [--name NAME]\n"
     "                         [--workdir DIR] [--corpus-digest HEX] [--reader-user USER] [--eval-timeout S] [--report FMT:PATH]...\n"
     "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...\n"
     "       packcheck certify --render REPORT.json [--report FMT:PATH]...";
-
-#ifndef PC_DEFAULT_CORPUS
-#define PC_DEFAULT_CORPUS "fixtures"
-#endif
 
 static void help(void)
 {
@@ -40,6 +36,7 @@ static void help(void)
            "                     case that passes (or is not in the corpus) is stale and fails the run\n"
            "--update-expect      rewrite FILE from this run (refused with --only: a partial run)\n"
            "--only SUBSTR        run only cases whose id contains SUBSTR (repeatable)\n"
+           "--case ID            run the case ID (exactly; repeatable, combines with --only)\n"
            "--profile P          whose expectations apply (default strict): cases marked with the other profile are\n"
            "                     skipped, and under compat so are rejects by a rule compat does not enforce;\n"
            "                     {profile} in the template becomes strict or compat\n"
@@ -157,7 +154,7 @@ static int parse_number(const char *s, double lo, double hi, double *out)
 
 int cmd_certify(int argc, char **argv)
 {
-    pc_certify_opts o = {.corpus = PC_DEFAULT_CORPUS, .timeout_s = 10, .jobs = 2, .log = stdout, .progress = stderr, .eval_timeout_s = 60};
+    pc_certify_opts o = {.corpus = NULL, .timeout_s = 10, .jobs = 2, .log = stdout, .progress = stderr, .eval_timeout_s = 60};
     cli_reports reps = {0};
     int rc = PC_EXIT_ERROR;
     const char *v;
@@ -198,6 +195,10 @@ int cmd_certify(int argc, char **argv)
         } else if ((v = cli_value(argc, argv, &i, "--only"))) {
             if (o.nonly == PC_CERTIFY_MAX_ONLY) { rc = cli_usage(USAGE, "at most %d --only", PC_CERTIFY_MAX_ONLY); goto out; }
             o.only[o.nonly++] = v;
+        } else if ((v = cli_value(argc, argv, &i, "--case"))) {
+            if (o.nonly == PC_CERTIFY_MAX_ONLY) { rc = cli_usage(USAGE, "at most %d --only/--case", PC_CERTIFY_MAX_ONLY); goto out; }
+            o.only_exact[o.nonly] = true;
+            o.only[o.nonly++] = v;
         } else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
         } else {
@@ -209,6 +210,7 @@ int cmd_certify(int argc, char **argv)
     if (!strstr(o.reader, "{input}") || !strstr(o.reader, "{output}")) { rc = cli_usage(USAGE, "the reader template needs both {input} and {output}"); goto out; }
     if (o.update_expect && !o.expect_fail) { rc = cli_usage(USAGE, "--update-expect needs --expect-fail FILE"); goto out; }
     if (o.update_expect && o.nonly) { rc = cli_usage(USAGE, "--update-expect refuses a partial run (--only): the list is rewritten from every case"); goto out; }
+    if (!(o.corpus = cli_corpus_or_complain(o.corpus))) goto out;
     if (reports_writable(&reps)) { rc = PC_EXIT_ERROR; goto out; }
     if (cli_reports_use_stdout(&reps)) o.log = stderr; /* stdout carries the report */
     int code;

@@ -34,7 +34,7 @@ int cli_report_add(cli_reports *r, const char *spec)
 {
     if (r->n == CLI_MAX_REPORTS) { fprintf(stderr, "packcheck: at most %d --report options\n", CLI_MAX_REPORTS); return -1; }
     if (pc_report_parse_spec(spec, &r->fmt[r->n], &r->path[r->n])) {
-        fprintf(stderr, "packcheck: --report wants FMT:PATH with FMT one of json, junit, md, html; got \"%s\"\n", spec);
+        fprintf(stderr, "packcheck: --report wants FMT:PATH with FMT one of json, junit, md, html, sarif, jsonl (validate only); got \"%s\"\n", spec);
         return -1;
     }
     /* Checked now, before the work: a bad path must not be found only after a long run. */

@@ -6,25 +6,39 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static const char *USAGE = "packcheck corpus [DIR] [--report FMT:PATH]...";
+static const char *USAGE = "packcheck corpus [DIR] [--report FMT:PATH]...\n       packcheck corpus --version [DIR]";
 
-#ifndef PC_DEFAULT_CORPUS
-#define PC_DEFAULT_CORPUS "fixtures"
-#endif
+/* --version: which corpus this is, without running it (pins are checked by a run). */
+static int print_version(const char *dir)
+{
+    pc_corpus c;
+    if (pc_corpus_load(dir, &c, stderr)) { pc_corpus_free(&c); fprintf(stderr, "packcheck: %s is not a corpus\n", dir); return PC_EXIT_ERROR; }
+    printf("corpus-version: %s\nmanifest-sha256: %s\ncases: %zu\npath: %s\n", *c.version ? c.version : "unversioned",
+           c.manifest_sha256, c.ncases, dir);
+    pc_corpus_free(&c);
+    return PC_EXIT_OK;
+}
 
 int cmd_corpus(int argc, char **argv)
 {
     const char *dir = NULL, *v;
     cli_reports reps = {0};
     int rc = PC_EXIT_ERROR;
+    bool version = false;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nRun a corpus (DIR/<family>/<case>/expect.json + DIR/MANIFEST.sha256; default: the bundled\n"
                    "fixtures/): verify every pin, every case's verdict, rule and logical-view hashes, and the fast\n"
-                   "unpackers against the oracle. Exit 0 only if all hold.\n", USAGE);
+                   "unpackers against the oracle. Exit 0 only if all hold.\n"
+                   "--version prints the corpus version (DIR/VERSION, see fixtures/CHANGELOG.md), the SHA-256 of\n"
+                   "its MANIFEST.sha256, the case count and the path. The default corpus is PACKCHECK_CORPUS, else\n"
+                   "the one installed beside the binary (../share/packcheck/fixtures).\n", USAGE);
             rc = PC_EXIT_OK;
             goto out;
+        } else if (!strcmp(argv[i], "--version")) {
+            version = true;
         } else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -38,8 +52,10 @@ int cmd_corpus(int argc, char **argv)
         }
     }
     int failed = 0;
-    cJSON *doc = pc_corpus_run(dir ? dir : PC_DEFAULT_CORPUS, stdout, &failed);
-    if (!doc) { fprintf(stderr, "packcheck: %s is not a corpus\n", dir ? dir : PC_DEFAULT_CORPUS); goto out; }
+    if (!(dir = cli_corpus_or_complain(dir))) goto out;
+    if (version) { rc = print_version(dir); goto out; }
+    cJSON *doc = pc_corpus_run(dir, stdout, &failed);
+    if (!doc) { fprintf(stderr, "packcheck: %s is not a corpus\n", dir); goto out; }
     int passed = (int)cJSON_GetObjectItem(doc, "cases_passed")->valuedouble;
     pc_corpus_print_rollup(doc, stdout);
     printf("corpus: %d passed, %d failed\n", passed, failed);

@@ -18,6 +18,7 @@ static int usage(FILE *f, int rc)
 {
     fprintf(f, "usage: packcheck COMMAND [ARGS...]   (packcheck COMMAND --help for each)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof k_cmds / sizeof *k_cmds; i++) fprintf(f, "  %-9s %s\n", k_cmds[i].name, k_cmds[i].what);
+    fprintf(f, "\n-V, --version  print the version (packcheck corpus --version: the corpus's)\n");
     fprintf(f, "\nexit codes: 0 accepted, 1 rejected / check failed, 2 could not do the job\n");
     return rc;
 }
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr, PC_EXIT_ERROR);
     if (cli_is_help(argv[1])) return usage(stdout, PC_EXIT_OK);
-    if (!strcmp(argv[1], "--version")) { printf("packcheck %s\n", PACKCHECK_VERSION); return PC_EXIT_OK; }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) { printf("packcheck %s\n", PACKCHECK_VERSION); return PC_EXIT_OK; }
     for (size_t i = 0; i < sizeof k_cmds / sizeof *k_cmds; i++)
         if (!strcmp(argv[1], k_cmds[i].name)) return k_cmds[i].run(argc - 1, argv + 1);
     fprintf(stderr, "packcheck: unknown command \"%s\"\n", argv[1]);

@@ -8,11 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *USAGE = "packcheck rules [--json | --md [--corpus DIR]]";
-
-#ifndef PC_DEFAULT_CORPUS
-#define PC_DEFAULT_CORPUS "fixtures"
-#endif
+static const char *USAGE = "packcheck rules [--json | --md [--corpus DIR]]\n       packcheck rules ID... [--corpus DIR] [--color WHEN]";
 
 static const char *profile_line(const pc_rule *r)
 {
@@ -94,21 +90,29 @@ static void print_md(const pc_corpus *c)
 int cmd_rules(int argc, char **argv)
 {
     bool json = false, md = false;
-    const char *corpus = PC_DEFAULT_CORPUS, *v;
+    const char *corpus = NULL, *v;
+    char **ids = argv + 1; /* positional rule IDs, compacted in place */
+    int nids = 0;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nPrint the rule catalogue: a table (default), the catalogue JSON, or RULES.md (with each\n"
-                   "rule's negative fixtures from the corpus DIR, default the bundled fixtures/).\n", USAGE);
+                   "rule's negative fixtures from the corpus DIR, default the bundled fixtures/).\n"
+                   "With rule IDs (packcheck rules ST-009): each rule in full, with its negative fixtures.\n", USAGE);
             return PC_EXIT_OK;
         } else if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--md")) md = true;
         else if ((v = cli_value(argc, argv, &i, "--corpus"))) corpus = v;
+        else if ((v = cli_value(argc, argv, &i, "--color"))) { if (cli_colour_set(v)) return cli_usage(USAGE, "--color wants auto, always or never"); }
+        else if (argv[i][0] != '-') ids[nids++] = argv[i];
         else return cli_usage(USAGE, "unknown option \"%s\"", argv[i]);
     }
+    if (nids && (json || md)) return cli_usage(USAGE, "rule IDs exclude --json and --md");
+    if (nids) return cli_rules_show(ids, nids, corpus);
     if (json && md) return cli_usage(USAGE, "--json and --md exclude each other");
     if (json) { fputs(pc_rules_json(), stdout); return PC_EXIT_OK; }
     if (md) {
         pc_corpus c;
+        if (!(corpus = cli_corpus_or_complain(corpus))) return PC_EXIT_ERROR;
         if (pc_corpus_load(corpus, &c, stderr)) { pc_corpus_free(&c); fprintf(stderr, "packcheck: %s is not a corpus\n", corpus); return PC_EXIT_ERROR; }
         print_md(&c);
         pc_corpus_free(&c);

@@ -9,7 +9,8 @@
 #include <time.h>
 
 static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... "
-                           "[--hash] [--allow-unchecked] [-v | --quiet]";
+                           "[--hash] [--allow-unchecked] [-v | --quiet] [--jsonl]\n"
+                           "                          " CLI_CONV_USAGE;
 
 static const char *HELP =
     "Validate checkpoints (a .safetensors file, a .gguf file, or a checkpoint folder).\n"
@@ -25,7 +26,9 @@ static const char *HELP =
     "goes to stderr).\n"
     "Data is read in bounded windows, one pass per file, shards in parallel (one thread per\n"
     "core; PACKCHECK_THREADS=N overrides). --hash adds each file's SHA-256 (OpenSSL EVP) to the\n"
-    "reports, computed in the same pass.\n";
+    "reports, computed in the same pass.\n"
+    "--jsonl writes one JSON record per input to stdout (= --report jsonl:-; the summary goes to\n"
+    "stderr): the unit packcheck.scale.validate_many merges.\n\n" CLI_CONV_HELP;
 
 static double now_s(void)
 {
@@ -42,6 +45,7 @@ typedef struct opts {
     pc_summary_level level;
     char **inputs;
     int ninputs;
+    cli_conv conv;               /* --select/--ignore/--warnings-as-errors/--color/--progress (conventions.c) */
 } opts;
 
 /* 0: parsed; PC_EXIT_OK after --help; PC_EXIT_ERROR (printed) on a usage error. */
@@ -50,6 +54,9 @@ static int parse(int argc, char **argv, opts *o)
     const char *v;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) { printf("usage: %s\n\n%s", USAGE, HELP); return -1; }
+        int cv = cli_conv_option(argc, argv, &i, &o->conv);
+        if (cv < 0) return cli_usage(USAGE, "bad %s", argv[i]);
+        if (cv) continue;
         else if ((v = cli_value(argc, argv, &i, "--config"))) o->config = v;
         else if ((v = cli_value(argc, argv, &i, "--profile"))) {
             if (!strcmp(v, "strict")) o->profile = PC_PROFILE_STRICT;
@@ -59,6 +66,7 @@ static int parse(int argc, char **argv, opts *o)
             if (cli_report_add(&o->reps, v)) return cli_usage(USAGE, "bad --report");
         } else if (!strcmp(argv[i], "--hash")) o->hash = true;
         else if (!strcmp(argv[i], "--allow-unchecked")) o->allow_unchecked = true;
+        else if (!strcmp(argv[i], "--jsonl")) { if (cli_report_add(&o->reps, "jsonl:-")) return cli_usage(USAGE, "bad --jsonl"); }
         else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) o->level = PC_SUMMARY_QUIET;
         else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) o->level = PC_SUMMARY_VERBOSE;
         else if (argv[i][0] == '-' && argv[i][1]) return cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);
@@ -75,18 +83,22 @@ static int run(opts *o)
     pc_ctx *cxs = calloc((size_t)n, sizeof *cxs);
     pc_input **ins = calloc((size_t)n, sizeof *ins);
     if (!res || !cxs || !ins) goto out;
+    cli_progress_start(o->conv.progress, "validate", o->hash ? cli_paths_bytes(o->inputs, n) : 0);
     for (int i = 0; i < n; i++) {
         double t0 = now_s();
         if (pc_ctx_init(&cxs[i], o->profile)) cxs[i].oom = true;
         else if ((ins[i] = pc_input_open(o->inputs[i], o->config, &cxs[i]))) {
             ins[i]->hash_files = o->hash;
             pc_validate(ins[i], &cxs[i]);
+            cli_conv_apply(&o->conv, &cxs[i]);
         } else cxs[i].oom = true;
         res[i] = (pc_result){o->inputs[i], ins[i], &cxs[i], now_s() - t0};
     }
+    cli_progress_stop();
     cJSON *doc = pc_report_json(res, (size_t)n, o->profile);
     if (!doc) goto out;
     pc_report_summary(cli_reports_use_stdout(&o->reps) ? stderr : stdout, doc, o->level);
+    if (cli_github_actions()) cli_github_annotations(cli_reports_use_stdout(&o->reps) ? stderr : stdout, doc);
     int wrote = cli_reports_write(&o->reps, doc);
     rc = PC_EXIT_OK;
     for (int i = 0; i < n; i++) {
@@ -113,6 +125,7 @@ int cmd_validate(int argc, char **argv)
     if (rc == -1) rc = PC_EXIT_OK;
     else if (rc == 0) rc = run(&o);
     cli_reports_free(&o.reps);
+    cli_conv_free(&o.conv);
     free(o.inputs);
     return rc;
 }

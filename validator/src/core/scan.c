@@ -2,6 +2,7 @@
 #include "scan.h"
 
 #include "file.h"
+#include "progress.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -215,6 +216,7 @@ static void run_file(pc_input *in, file_job *job, uint8_t *buf, uint8_t *buf2)
         size_t n = limit - pos < PC_SCAN_WINDOW ? (size_t)(limit - pos) : PC_SCAN_WINDOW;
         if (piped) buf = bufs[cur ^= 1];
         if (pc_file_read(f, pos, buf, n)) { job->io_error = true; break; }
+        pc_progress_add(n);
         if (piped) hasher_give(&hs, buf, n);
         else if (hash) pc_sha256_update(&h, buf, n);
         uint64_t wend = pos + n;

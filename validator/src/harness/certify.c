@@ -723,7 +723,7 @@ static bool selected(const pc_certify_opts *o, const char *id)
 {
     if (!o->nonly) return true;
     for (int i = 0; i < o->nonly; i++)
-        if (strstr(id, o->only[i])) return true;
+        if (o->only_exact[i] ? !strcmp(id, o->only[i]) : strstr(id, o->only[i]) != NULL) return true;
     return false;
 }
 
@@ -903,8 +903,10 @@ static cJSON *doc_header(const certify_run *st)
     cJSON *corp = cJSON_AddObjectToObject(doc, "corpus");
     cJSON_AddStringToObject(corp, "path", o->corpus);
     cJSON_AddStringToObject(corp, "manifest_sha256", st->c.manifest_sha256);
+    cJSON_AddStringToObject(corp, "version", st->c.version);
     cJSON_AddNumberToObject(corp, "cases", (double)st->c.ncases);
     cJSON_AddStringToObject(doc, "manifest_sha256", st->c.manifest_sha256);
+    cJSON_AddStringToObject(doc, "corpus_version", st->c.version);
     cJSON *opts = cJSON_AddObjectToObject(doc, "options");
     cJSON_AddNumberToObject(opts, "timeout_s", o->timeout_s);
     cJSON_AddNumberToObject(opts, "ulp", o->ulp);
@@ -1129,7 +1131,9 @@ static int verdict(certify_run *st, cJSON *doc, tally *t, int absorbed)
 static int update_list(certify_run *st, cJSON *cases, tally *t, int *absorbed)
 {
     const pc_certify_opts *o = st->o;
-    if (pc_xf_write(o->expect_fail, &st->xf, cases, o->name ? o->name : o->reader)) { fprintf(st->log, "certify: cannot write %s\n", o->expect_fail); return -1; }
+    char corpus_line[128];
+    snprintf(corpus_line, sizeof corpus_line, "%s (MANIFEST sha256 %s)", *st->c.version ? st->c.version : "unversioned", st->c.manifest_sha256);
+    if (pc_xf_write(o->expect_fail, &st->xf, cases, o->name ? o->name : o->reader, corpus_line)) { fprintf(st->log, "certify: cannot write %s\n", o->expect_fail); return -1; }
     *absorbed = t->fail + t->stale;
     fprintf(st->log, "certify: rewrote %s from this run (%d unexpected or stale failure%s absorbed)\n", o->expect_fail, *absorbed, *absorbed == 1 ? "" : "s");
     t->fail = t->stale = 0;

@@ -23,6 +23,7 @@ typedef struct pc_certify_opts {
     unsigned long mem_limit_mb; /* RLIMIT_AS per reader, 0 = none */
     const char *only[PC_CERTIFY_MAX_ONLY]; /* case-id substrings: a partial run */
     int nonly;
+    bool only_exact[PC_CERTIFY_MAX_ONLY];  /* only[i] names one case id exactly (--case) */
     const char *workdir;        /* where outputs go (default: a fresh temp dir, removed) */
     FILE *log;                  /* per-case lines and the verdict */
     FILE *progress;             /* one line per reader as it finishes (stderr), or NULL */

@@ -70,6 +70,7 @@ int pc_corpus_load(const char *dir, pc_corpus *c, FILE *log)
         return -1;
     }
     free(mp);
+    if (pc_corpus_read_version(dir, c->version)) fprintf(log, "corpus: %s/VERSION is not MAJOR.MINOR.PATCH; ignored\n", dir);
     DIR *d = opendir(dir);
     if (!d) return -1;
     struct dirent *fe;
@@ -404,6 +405,7 @@ cJSON *pc_corpus_run(const char *dir, FILE *log, int *failed)
     cJSON_AddStringToObject(doc, "kind", "corpus");
     cJSON_AddStringToObject(doc, "corpus", dir);
     cJSON_AddStringToObject(doc, "manifest_sha256", c.manifest_sha256);
+    cJSON_AddStringToObject(doc, "corpus_version", c.version);
     cJSON *pins = cJSON_AddArrayToObject(doc, "pin_problems");
     *failed += pc_corpus_verify_pins(&c, pins, log);
     cJSON *cases = cJSON_AddArrayToObject(doc, "cases");

@@ -19,11 +19,14 @@ typedef struct pc_corpus {
     char manifest_sha256[65];   /* digest of MANIFEST.sha256 itself: names the corpus */
     pc_case *cases;
     size_t ncases;
+    char version[32];           /* DIR/VERSION (MAJOR.MINOR.PATCH, fixtures/CHANGELOG.md), "" when absent */
 } pc_corpus;
 
 /* Load the cases (sorted by id). Pins are not checked here. Returns -1 when DIR is unusable. */
 int pc_corpus_load(const char *dir, pc_corpus *c, FILE *log);
 void pc_corpus_free(pc_corpus *c);
+/* The version in DIR/VERSION into out[32]: "" when there is no such file, -1 when it is malformed. */
+int pc_corpus_read_version(const char *dir, char out[32]);
 
 /* Verify MANIFEST.sha256: every listed file has its digest, every file under DIR is listed.
  * Each problem is printed to log and appended to `problems` (strings). Returns the count. */

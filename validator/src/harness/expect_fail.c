@@ -111,16 +111,28 @@ static void reader_word(const char *text, char *out, size_t n)
     snprintf(out, n, "%.*s", best ? (int)best_len : 0, best ? best : "");
 }
 
-int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, const char *reader_name)
+/* The header as it was, less any "# corpus:" line: the new one names the corpus of this run. */
+static void put_header(FILE *f, const char *h)
+{
+    while (*h) {
+        const char *e = strchr(h, '\n');
+        size_t n = e ? (size_t)(e - h) + 1 : strlen(h);
+        if (strncmp(h, "# corpus:", 9)) fwrite(h, 1, n, f);
+        h += n;
+    }
+}
+
+int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, const char *reader_name, const char *corpus_line)
 {
     /* Built in memory, then written atomically (core/atomic_file.c): no "<path>.tmp" of someone else's. */
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return -1;
-    if (old->header && *old->header) fputs(old->header, f);
+    if (old->header && *old->header) put_header(f, old->header);
     else fprintf(f, "# packcheck certify: expected failures of reader \"%s\"\n# <case-id> <outcome>  # reason. Rewritten by --update-expect from a full run.\n",
                  reader_name);
+    if (corpus_line && *corpus_line) fprintf(f, "# corpus: %s\n", corpus_line);
     const cJSON *c;
     cJSON_ArrayForEach(c, cases) {
         const char *outc = pc_json_str(c, "outcome"), *id = pc_json_str(c, "case");

@@ -15,6 +15,8 @@ int pc_xf_load(const char *path, pc_xf_list *l, bool may_be_missing, FILE *log);
 pc_xf_entry *pc_xf_find(pc_xf_list *l, const char *id);
 void pc_xf_free(pc_xf_list *l);
 /* Rewrite the list from a run's cases (every case whose outcome is not pass). */
-int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, const char *reader_name);
+/* corpus_line (may be NULL): "VERSION (MANIFEST sha256 DIGEST)", written as a "# corpus:" header line
+ * in place of the old one, so the file records which corpus it was made against. */
+int pc_xf_write(const char *path, const pc_xf_list *old, const cJSON *cases, const char *reader_name, const char *corpus_line);
 
 #endif

@@ -126,7 +126,8 @@ int pc_report_parse_spec(const char *spec, char **fmt, char **path)
     if (!colon || colon == spec || !colon[1]) return -1;
     *fmt = pc_strndup(spec, (size_t)(colon - spec));
     *path = pc_strdup(colon + 1);
-    if (strcmp(*fmt, "json") && strcmp(*fmt, "junit") && strcmp(*fmt, "md") && strcmp(*fmt, "html")) {
+    if (strcmp(*fmt, "json") && strcmp(*fmt, "junit") && strcmp(*fmt, "md") && strcmp(*fmt, "html") &&
+        strcmp(*fmt, "sarif") && strcmp(*fmt, "jsonl")) {
         free(*fmt);
         free(*path);
         return -1;
@@ -142,6 +143,8 @@ int pc_report_write(const cJSON *raw, const char *fmt, const char *path)
     char *text = !strcmp(fmt, "json") ? cJSON_Print(doc)
                : !strcmp(fmt, "junit") ? pc_report_junit(doc)
                : !strcmp(fmt, "md") ? pc_report_markdown(doc)
+               : !strcmp(fmt, "sarif") ? pc_report_sarif(doc)
+               : !strcmp(fmt, "jsonl") ? pc_report_jsonl(doc)
                : pc_report_html(doc);
     cJSON_Delete(owned);
     if (!text) return -1;

@@ -33,6 +33,10 @@ int pc_report_write(const cJSON *doc, const char *fmt, const char *path);
 char *pc_report_junit(const cJSON *doc);
 char *pc_report_markdown(const cJSON *doc);
 char *pc_report_html(const cJSON *doc);
+/* SARIF 2.1.0 (sarif.c); NULL for documents other than validate ones. */
+char *pc_report_sarif(const cJSON *doc);
+/* JSON Lines, one record per input (jsonl.c); NULL for documents other than validate ones. */
+char *pc_report_jsonl(const cJSON *doc);
 
 /* The readable summary on stdout (summary.c). */
 typedef enum { PC_SUMMARY_QUIET = 0, PC_SUMMARY_DEFAULT, PC_SUMMARY_VERBOSE } pc_summary_level;

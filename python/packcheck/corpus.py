@@ -1,0 +1,160 @@
+"""The corpus shipped in the package: its version and MANIFEST digest, its cases, and each case's
+expected logical view as numpy arrays.
+
+The view comes from the C tool (`packcheck unpack`, the same decoder `packcheck corpus` holds to
+the pins) and is checked here against the SHA-256 pins of the case's expect.json before it is
+returned, so what a test compares with is the pinned view, byte for byte."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from ._binary import PACKAGE_DIR, PackcheckError, run
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def root(corpus: Optional[PathLike] = None) -> Path:
+    """The corpus folder: `corpus`, else $PACKCHECK_CORPUS, else the one inside this package (the
+    same rule the binary follows: share/packcheck/fixtures beside bin/)."""
+    if corpus is not None:
+        return Path(corpus)
+    env = os.environ.get("PACKCHECK_CORPUS")
+    return Path(env) if env else PACKAGE_DIR / "share" / "packcheck" / "fixtures"
+
+
+def version(corpus: Optional[PathLike] = None) -> str:
+    """The corpus version (VERSION, MAJOR.MINOR.PATCH; fixtures/CHANGELOG.md), "" when unversioned."""
+    p = root(corpus) / "VERSION"
+    return p.read_text().strip() if p.is_file() else ""
+
+
+def manifest_sha256(corpus: Optional[PathLike] = None) -> str:
+    """SHA-256 of MANIFEST.sha256, which pins every file: the corpus's exact identity."""
+    return hashlib.sha256((root(corpus) / "MANIFEST.sha256").read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ModuleView:
+    """One quantized weight of the logical view (CONTRACT 3): codes U8 and weight F32, [out, in]
+    (or [E, out, in]). Either may be None when the corpus pins only the other."""
+    prefix: str
+    shape: Tuple[int, ...]
+    bits: int
+    codes: Any = field(repr=False, default=None)    # numpy.ndarray, uint8
+    weight: Any = field(repr=False, default=None)   # numpy.ndarray, float32
+
+
+class PinMismatch(AssertionError):
+    """The decoded view does not match the corpus pins (a broken install or corpus)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One corpus case: its input, the expected verdict and rule, and the pinned view."""
+    id: str
+    dir: Path
+    input: Path
+    verdict: str
+    reject_rule: Optional[str]
+    reject_family: Optional[str]
+    layout: Optional[str]
+    rules: Tuple[str, ...]
+    expect: Dict[str, Any] = field(repr=False, compare=False)
+    corpus: Path = field(repr=False, compare=False, default=Path("."))
+
+    @property
+    def family(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.id.split("/", 1)[1]
+
+    @property
+    def pins(self) -> Dict[str, Dict[str, Any]]:
+        return self.expect.get("modules") or {}
+
+    def expected_view(self) -> Dict[str, ModuleView]:
+        """The pinned logical view, by module prefix ({} when the case pins no module, e.g. a reject
+        case). Raises PinMismatch when the decoded bytes differ from the pins."""
+        if not self.pins:
+            return {}
+        from . import _safetensors
+        import numpy as np
+
+        with tempfile.TemporaryDirectory(prefix="packcheck-view-") as tmp:
+            out = Path(tmp) / "view.safetensors"
+            proc = run(["unpack", str(self.input), "--out", str(out), "--allow-unchecked"], ok_codes=(0, 1, 3))
+            if proc.returncode != 0 or not out.is_file():
+                raise PinMismatch(f"{self.id}: the case pins a view but packcheck unpack refused it: {proc.stderr.strip()}")
+            tensors = _safetensors.read(out)
+        views: Dict[str, ModuleView] = {}
+        for prefix, pin in sorted(self.pins.items()):
+            codes, weight = tensors.get(prefix + ".codes"), tensors.get(prefix + ".weight")
+            for what, arr, key in (("codes", codes, "codes_sha256"), ("weight", weight, "weight_f32_sha256")):
+                want = pin.get(key)
+                if want is None:
+                    continue
+                got = hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest() if arr is not None else "missing"
+                if got != want:
+                    raise PinMismatch(f"{self.id}: {prefix}.{what}: sha256 {got} != pinned {want}")
+            shape = tuple(pin.get("shape") or (codes.shape if codes is not None else weight.shape))
+            views[prefix] = ModuleView(prefix=prefix, shape=shape, bits=int(pin.get("bits", 0)),
+                                       codes=codes if pin.get("codes_sha256") else None,
+                                       weight=weight if pin.get("weight_f32_sha256") else None)
+        return views
+
+    def check(self, view: Any, *, ulp: int = 0):
+        """Hold a reader's output for this case to the corpus, the way `packcheck certify` does:
+        see packcheck.testing.check_view."""
+        from .testing import check_view
+        return check_view(self, view, ulp=ulp)
+
+
+def _load_case(corpus: Path, family: str, name: str) -> Optional[Case]:
+    d = corpus / family / name
+    ep = d / "expect.json"
+    if not ep.is_file():
+        return None
+    e = json.loads(ep.read_text())
+    inp = e.get("input") or "."
+    return Case(id=f"{family}/{name}", dir=d, input=(d / inp) if inp != "." else d, verdict=e.get("verdict", ""),
+                reject_rule=e.get("reject_rule"), reject_family=e.get("reject_family"), layout=e.get("layout"),
+                rules=tuple(e.get("rules") or ()), expect=e, corpus=corpus)
+
+
+def cases(family: Optional[str] = None, verdict: Optional[str] = None, *, rule: Optional[str] = None,
+          corpus: Optional[PathLike] = None) -> List[Case]:
+    """The corpus's cases, sorted by id. family: a folder ("awq", "ct", "gguf", ...) or a list of
+    them; verdict: "pass", "reject" or "either"; rule: cases rejecting by that rule ID."""
+    base = root(corpus)
+    if not (base / "MANIFEST.sha256").is_file():
+        raise PackcheckError(f"{base} is not a corpus (no MANIFEST.sha256)")
+    fams = [family] if isinstance(family, str) else list(family) if family is not None else \
+        sorted(p.name for p in base.iterdir() if p.is_dir())
+    out: List[Case] = []
+    for fam in fams:
+        fd = base / fam
+        if not fd.is_dir():
+            raise ValueError(f"no family {fam!r} in {base}")
+        for name in sorted(p.name for p in fd.iterdir() if p.is_dir()):
+            c = _load_case(base, fam, name)
+            if c is None or (verdict is not None and c.verdict != verdict) or (rule is not None and c.reject_rule != rule):
+                continue
+            out.append(c)
+    return sorted(out, key=lambda c: c.id)
+
+
+def case(case_id: str, *, corpus: Optional[PathLike] = None) -> Case:
+    """One case by its id ("awq/autoawq-gemm-g32-random")."""
+    fam, _, name = case_id.partition("/")
+    c = _load_case(root(corpus), fam, name)
+    if c is None:
+        raise KeyError(case_id)
+    return c
