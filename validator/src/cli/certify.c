@@ -15,7 +15,9 @@ static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--name NAME]\n"
     "                         [--workdir DIR] [--report FMT:PATH]...\n"
-    "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...\n"
+    "                         [--container-only]\n"
+    "       packcheck certify --combine REPORT.json... [--readers META.json] [--report FMT:PATH]...\n"
+    "       packcheck certify --check-matrix MATRIX.json\n"
     "       packcheck certify --render REPORT.json [--report FMT:PATH]...";
 
 #ifndef PC_DEFAULT_CORPUS
@@ -42,7 +44,13 @@ static void help(void)
            "                     {profile} in the template becomes strict or compat\n"
            "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
            "                     kill matrix, pruned case x reader matrix)\n"
-           "--render R.json      write the other report formats of a saved certify JSON report\n\n"
+           "--render R.json      write the other report formats of a saved certify JSON report\n"
+           "--container-only     the reader verifies containers but decodes no quantization: its verdicts are\n"
+           "                     compared, no logical view is asked for (an accepted valid case passes)\n"
+           "--readers META.json  with --combine: each reader's version, language, claimed families (the public\n"
+           "                     matrix, reports/UPSTREAM.md)\n"
+           "--check-matrix M     is a committed matrix consistent with the certificates it names (digests,\n"
+           "                     counts)? runs no reader\n\n"
            "Exit 0 certified, 1 not certified, 2 harness error (usage, corpus pins broken, unreadable files).\n",
            USAGE);
 }
@@ -53,10 +61,11 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
     cli_reports reps = *given; /* --report options seen before --combine / --render */
     memset(given, 0, sizeof *given);
     int n = 0, rc = PC_EXIT_ERROR;
-    const char *v;
+    const char *v, *meta = NULL;
     if (!paths) return rc;
     for (; i < argc; i++) {
-        if ((v = cli_value(argc, argv, &i, "--report"))) {
+        if (!render && (v = cli_value(argc, argv, &i, "--readers"))) meta = v;
+        else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
         } else if (argv[i][0] == '-') {
             rc = cli_usage(USAGE, "unknown option \"%s\" with --combine", argv[i]);
@@ -75,6 +84,7 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
         if (!doc || strncmp(pc_json_str(doc, "kind"), "certify", 7)) { fprintf(stderr, "packcheck: %s is not a certify JSON report\n", paths[0]); cJSON_Delete(doc); goto out; }
     } else {
         doc = pc_certify_combine(paths, n, stderr);
+        if (doc && meta && pc_certify_readers_annotate(doc, meta, stderr)) { cJSON_Delete(doc); doc = NULL; }
     }
     if (!doc) goto out;
     rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : PC_EXIT_OK;
@@ -104,6 +114,11 @@ int cmd_certify(int argc, char **argv)
     double d;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) { help(); rc = PC_EXIT_OK; goto out; }
+        if ((v = cli_value(argc, argv, &i, "--check-matrix"))) {
+            int c = pc_certify_matrix_check(v, stderr);
+            rc = c == 0 ? PC_EXIT_OK : c > 0 ? PC_EXIT_REJECT : PC_EXIT_ERROR;
+            goto out;
+        }
         if (!strcmp(argv[i], "--combine") || !strcmp(argv[i], "--render")) { rc = combine(argc, argv, i + 1, argv[i][2] == 'r', &reps); goto out; }
         if ((v = cli_value(argc, argv, &i, "--reader"))) o.reader = v;
         else if ((v = cli_value(argc, argv, &i, "--corpus"))) o.corpus = v;
@@ -115,6 +130,7 @@ int cmd_certify(int argc, char **argv)
         }
         else if ((v = cli_value(argc, argv, &i, "--workdir"))) o.workdir = v;
         else if (!strcmp(argv[i], "--update-expect")) o.update_expect = true;
+        else if (!strcmp(argv[i], "--container-only")) o.container_only = true;
         else if ((v = cli_value(argc, argv, &i, "--timeout"))) {
             if (parse_number(v, 0.001, 86400, &d)) { rc = cli_usage(USAGE, "--timeout wants seconds (0.001..86400)"); goto out; }
             o.timeout_s = d;
