@@ -37,8 +37,14 @@ meta() { # CERTIFICATE VERSION LANGUAGE CLAIMS(comma-separated) FINDINGS-PREFIX
 # certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND
 #   MODE decode (the reader writes the logical view) or container-only (verdicts only, CONTRACT 5).
 #   The whole run is bounded by READER_BOUND seconds (default 2400): a reader past it is not certified.
+#   ONLY=slug,slug... certifies just those readers; the others keep their committed certificates (the
+#   matrix is rebuilt from every certificate present).
 certify() {
     slug=$1 name=$2 ver=$3 lang=$4 claims=$5 mode=$6 tmo=$7 cmd=$8
+    if [ -n "${ONLY:-}" ] && ! printf ',%s,' "$ONLY" | grep -q ",$slug,"; then
+        [ -e "reports/upstream/$slug.json" ] && meta "reports/upstream/$slug.json" "$ver" "$lang" "$claims" "reports/findings/$slug-"
+        return
+    fi
     xf=reports/upstream/$slug.expect-fail.txt
     [ -e "$xf" ] || [ -n "$UPDATE" ] || : >"$xf"
     co=""
@@ -105,7 +111,7 @@ set -- $(sed -n 's/.*"certificate": "\([^"]*\)".*/\1/p' "$META")
 
 # The self-test readers (validator/tests/readers): the kill matrix proving the corpus tells them apart.
 B=build/validator/tests R=validator/tests/readers T=$(mktemp -d)
-if [ -x "$B/pc_mutate" ]; then
+if [ -x "$B/pc_mutate" ] && [ "${SELFTEST:-1}" != 0 ]; then
     run() { "$PC" certify --corpus fixtures --name "$1" --reader "$2" --report json:"$T/$1.json" >/dev/null; }
     run "correct (packcheck unpack)" "sh $R/correct.sh $PC {input} {output}"
     run reject-all "sh $R/reject_all.sh {input} {output}"
