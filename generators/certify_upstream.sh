@@ -81,7 +81,7 @@ HFV=${HF_GGUF_VERSION:-0.4.6} HFD=$CACHE/npm/hf-gguf-$HFV
 if command -v node >/dev/null && { [ -d "$HFD/node_modules/@huggingface/gguf" ] || { mkdir -p "$HFD" && echo '{"private":true}' >"$HFD/package.json" &&
         (cd "$HFD" && timeout 600 npm install --no-audit --no-fund "@huggingface/gguf@$HFV" >/dev/null 2>&1); }; }; then
     certify hf-gguf-$HFV "@huggingface/gguf $HFV" "$HFV" JavaScript GGUF container-only 30 \
-        "env HF_GGUF_DIR=$HFD node generators/readers/js/hf_gguf_reader.mjs {input} {output}"
+        "env HF_GGUF_DIR=$HFD sh generators/readers/js/hf_gguf_reader.sh {input} {output}"
 else echo "certify_upstream: node or @huggingface/gguf $HFV unavailable; skipping" >&2; fi
 # Rust: the safetensors crate (container-only) and candle-core (GGUF + its dequantizers).
 cargo_bin() { # CRATE-DIR BIN: build (cached target dir, nice, -j2, bounded) and print the binary

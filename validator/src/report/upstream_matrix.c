@@ -73,6 +73,29 @@ static cJSON *grouped(const cJSON *fam)
     return g;
 }
 
+/* reports/upstream/x.json -> upstream/x.html (the pages sit in reports/). */
+static void cert_path(char *buf, size_t len, const cJSON *r, const char *ext)
+{
+    const char *p = pc_json_str(r, "certificate");
+    if (!strncmp(p, "reports/", 8)) p += 8;
+    size_t n = strlen(p);
+    snprintf(buf, len, "%.*s%s", (int)(n > 5 && !strcmp(p + n - 5, ".json") ? n - 5 : n), p, ext);
+}
+
+static void cert_link(pc_sb *b, const cJSON *r, const char *ext)
+{
+    char buf[512];
+    cert_path(buf, sizeof buf, r, ext);
+    pc_sb_md(b, buf);
+}
+
+static void cert_html(pc_sb *b, const cJSON *r)
+{
+    char buf[512];
+    cert_path(buf, sizeof buf, r, ".html");
+    pc_sb_xml(b, buf);
+}
+
 void pc_upstream_md(pc_sb *b, const cJSON *doc)
 {
     const cJSON *fams = cJSON_GetObjectItem(doc, "families"), *f, *r;
@@ -91,7 +114,7 @@ void pc_upstream_md(pc_sb *b, const cJSON *doc)
         pc_sb_puts(b, "| [");
         pc_sb_md(b, pc_json_str(r, "name"));
         pc_sb_puts(b, "](");
-        pc_sb_md(b, pc_json_str(r, "certificate"));
+        cert_link(b, r, ".md");
         pc_sb_puts(b, ") | ");
         pc_sb_md(b, pc_json_str(r, "version"));
         pc_sb_puts(b, " | ");
@@ -132,16 +155,6 @@ void pc_upstream_md(pc_sb *b, const cJSON *doc)
                   "detail and diagnosis): the reader links above.\n");
 }
 
-/* reports/upstream/x.json -> upstream/x.html (the page sits in reports/). */
-static void cert_html(pc_sb *b, const cJSON *r)
-{
-    const char *p = pc_json_str(r, "certificate");
-    if (!strncmp(p, "reports/", 8)) p += 8;
-    size_t n = strlen(p);
-    char buf[512];
-    snprintf(buf, sizeof buf, "%.*s.html", (int)(n > 5 && !strcmp(p + n - 5, ".json") ? n - 5 : n), p);
-    pc_sb_xml(b, buf);
-}
 
 void pc_upstream_html(pc_sb *b, const cJSON *doc)
 {
