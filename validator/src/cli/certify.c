@@ -18,7 +18,7 @@ static const char *USAGE =
     "                         [--container-only]\n"
     "       packcheck certify --combine REPORT.json... [--readers META.json] [--report FMT:PATH]...\n"
     "       packcheck certify --check-matrix MATRIX.json\n"
-    "       packcheck certify --render REPORT.json [--report FMT:PATH]...";
+    "       packcheck certify --render REPORT.json [--expect-fail FILE] [--report FMT:PATH]...";
 
 #ifndef PC_DEFAULT_CORPUS
 #define PC_DEFAULT_CORPUS "fixtures"
@@ -44,7 +44,9 @@ static void help(void)
            "                     {profile} in the template becomes strict or compat\n"
            "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
            "                     kill matrix, pruned case x reader matrix)\n"
-           "--render R.json      write the other report formats of a saved certify JSON report\n"
+           "--render R.json      write the other report formats of a saved certify JSON report; with\n"
+           "                     --expect-fail FILE, statuses and verdict re-judged against FILE first (the\n"
+           "                     report of an --update-expect run, whose list it wrote afterwards)\n"
            "--container-only     the reader verifies containers but decodes no quantization: its verdicts are\n"
            "                     compared, no logical view is asked for (an accepted valid case passes)\n"
            "--readers META.json  with --combine: each reader's version, language, claimed families (the public\n"
@@ -61,10 +63,11 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
     cli_reports reps = *given; /* --report options seen before --combine / --render */
     memset(given, 0, sizeof *given);
     int n = 0, rc = PC_EXIT_ERROR;
-    const char *v, *meta = NULL;
+    const char *v, *meta = NULL, *xf = NULL;
     if (!paths) return rc;
     for (; i < argc; i++) {
         if (!render && (v = cli_value(argc, argv, &i, "--readers"))) meta = v;
+        else if (render && (v = cli_value(argc, argv, &i, "--expect-fail"))) xf = v;
         else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
         } else if (argv[i][0] == '-') {
@@ -82,6 +85,7 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
         doc = t ? cJSON_ParseWithLength(t, len) : NULL;
         free(t);
         if (!doc || strncmp(pc_json_str(doc, "kind"), "certify", 7)) { fprintf(stderr, "packcheck: %s is not a certify JSON report\n", paths[0]); cJSON_Delete(doc); goto out; }
+        if (xf && (strcmp(pc_json_str(doc, "kind"), "certify") || pc_certify_rejudge(doc, xf, stderr))) { cJSON_Delete(doc); goto out; }
     } else {
         doc = pc_certify_combine(paths, n, stderr);
         if (doc && meta && pc_certify_readers_annotate(doc, meta, stderr)) { cJSON_Delete(doc); doc = NULL; }

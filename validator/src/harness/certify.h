@@ -46,6 +46,9 @@ int pc_certify_readers_annotate(cJSON *matrix, const char *meta_path, FILE *log)
 /* Is a committed matrix consistent with the committed certificates it names (sha256, corpus digest,
  * verdict, counts, families)? Runs no reader. 0 consistent, 1 not, -1 unreadable. */
 int pc_certify_matrix_check(const char *matrix_path, FILE *log);
+/* Re-judge a saved certify report against an expected-failure list (the report of an --update-expect
+ * run predates the list it wrote): statuses, counts, family rollups, verdict. 0 ok, -1 bad list. */
+int pc_certify_rejudge(cJSON *doc, const char *list, FILE *log);
 
 /* The shell-quoted command line for one case (exposed for tests). Caller frees. */
 char *pc_certify_command(const char *tmpl, const char *input, const char *output, const char *profile);

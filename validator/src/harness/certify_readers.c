@@ -9,6 +9,7 @@
 #include "../core/sha256.h"
 #include "../core/util.h"
 #include "../report/report.h"
+#include "expect_fail.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -163,4 +164,95 @@ int pc_certify_matrix_check(const char *matrix_path, FILE *log)
     fprintf(log, "matrix: %s: %d readers, %d disagreements with their certificates\n", matrix_path, n, bad);
     cJSON_Delete(m);
     return bad ? 1 : 0;
+}
+
+/* ---- re-judging a saved report against its (rewritten) expected-failure list ---- */
+
+/* One more case with STATUS in the rollup entry of ARR whose KEY is NAME (once per case: SEEN). */
+static void roll_count(cJSON *arr, const char *key, const char *name, const char *status, cJSON *seen)
+{
+    if (!*name || cJSON_GetObjectItemCaseSensitive(seen, name)) return;
+    cJSON_AddTrueToObject(seen, name);
+    cJSON *f;
+    cJSON_ArrayForEach(f, arr) {
+        if (strcmp(pc_json_str(f, key), name)) continue;
+        const char *k = !strcmp(status, "ok") ? "pass" : !strcmp(status, "expected-fail") ? "expected_fail" : "fail";
+        cJSON *v = cJSON_GetObjectItem(f, k);
+        if (v) cJSON_SetNumberValue(v, v->valuedouble + 1);
+    }
+}
+
+/* The families and rules a case rolls up into: every rule (and its family), the reject rule, the
+ * reject family. */
+static void case_rollup(cJSON *fams, cJSON *rules, const cJSON *c, const char *status)
+{
+    cJSON *seen = cJSON_CreateObject(), *rseen = cJSON_CreateObject();
+    const cJSON *r;
+    char fam[32];
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "rules")) {
+        if (!cJSON_IsString(r)) continue;
+        snprintf(fam, sizeof fam, "%.*s", (int)strcspn(r->valuestring, "-"), r->valuestring);
+        roll_count(fams, "family", fam, status, seen);
+        roll_count(rules, "rule", r->valuestring, status, rseen);
+    }
+    const char *rr = pc_json_str(c, "reject_rule");
+    snprintf(fam, sizeof fam, "%.*s", (int)strcspn(rr, "-"), rr);
+    roll_count(fams, "family", fam, status, seen);
+    roll_count(rules, "rule", rr, status, rseen);
+    roll_count(fams, "family", pc_json_str(c, "reject_family"), status, seen);
+    cJSON_Delete(seen);
+    cJSON_Delete(rseen);
+}
+
+static void set_str(cJSON *o, const char *k, const char *v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+    cJSON_AddStringToObject(o, k, v);
+}
+
+static void set_num(cJSON *o, const char *k, double v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+    cJSON_AddNumberToObject(o, k, v);
+}
+
+/* Each case's status from LIST, as a run with --expect-fail LIST would have judged it; counts,
+ * family rollups and the verdict follow. For the report of an --update-expect run, whose statuses
+ * predate the list it wrote. 0 ok, -1 the list is unreadable. */
+int pc_certify_rejudge(cJSON *doc, const char *list, FILE *log)
+{
+    pc_xf_list xf;
+    if (pc_xf_load(list, &xf, false, log)) return -1;
+    int xfail = 0, fail = 0, stale = 0;
+    cJSON *fams = cJSON_GetObjectItem(doc, "families"), *rules = cJSON_GetObjectItem(doc, "rules"), *f, *c;
+    cJSON_ArrayForEach(f, fams) { set_num(f, "pass", 0); set_num(f, "expected_fail", 0); set_num(f, "fail", 0); }
+    cJSON_ArrayForEach(f, rules) { set_num(f, "pass", 0); set_num(f, "expected_fail", 0); set_num(f, "fail", 0); }
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) {
+        const char *oc = pc_json_str(c, "outcome");
+        pc_xf_entry *e = pc_xf_find(&xf, pc_json_str(c, "case"));
+        const char *st = "ok";
+        if (e) {
+            e->seen = true;
+            set_str(c, "expected_failure", e->reason ? e->reason : "");
+            st = !strcmp(oc, "pass") ? "stale" : e->outcome && strcmp(e->outcome, oc) ? "fail" : "expected-fail";
+        } else if (strcmp(oc, "pass")) st = "fail";
+        set_str(c, "status", st);
+        xfail += !strcmp(st, "expected-fail");
+        fail += !strcmp(st, "fail");
+        stale += !strcmp(st, "stale");
+        case_rollup(fams, rules, c, st);
+    }
+    for (size_t i = 0; i < xf.n; i++) stale += !xf.e[i].seen;
+    cJSON *cnt = cJSON_GetObjectItem(doc, "counts");
+    set_num(cnt, "expected-fail", xfail);
+    set_num(cnt, "unexpected", fail);
+    set_num(cnt, "stale", stale);
+    bool ok = !fail && !stale;
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "certified");
+    cJSON_AddBoolToObject(doc, "certified", ok);
+    set_str(doc, "verdict", ok ? "certified" : "not certified");
+    pc_xf_free(&xf);
+    fprintf(log, "certify: re-judged against %s: %d expected failures, %d unexpected, %d stale: %s\n", list, xfail, fail, stale,
+            ok ? "CERTIFIED" : "NOT CERTIFIED");
+    return 0;
 }
