@@ -117,6 +117,14 @@ expect_rc 0 "update-expect rewrites the list" -- certify --reader "sh $R/crasher
 expect_grep '^st/small-ct crash' "$TMP/new.txt" "rewritten list has small-ct"
 expect_grep '^st/short crash' "$TMP/new.txt" "rewritten list has short"
 expect_rc 0 "the rewritten list certifies the same reader" -- certify --reader "sh $R/crasher.sh {input} {output}" --expect-fail "$TMP/new.txt"
+# An --update-expect run's report predates the list it wrote: --render --expect-fail re-judges it.
+expect_rc 0 "update run with a report" -- certify --reader "sh $R/crasher.sh {input} {output}" --expect-fail "$TMP/new2.txt" --update-expect --report json:"$TMP/upd.json"
+expect_rc 0 "re-judged against the written list" -- "$PC" certify --render "$TMP/upd.json" --expect-fail "$TMP/new2.txt" --report json:"$TMP/rej2.json"
+expect_grep '"status":	"expected-fail"' "$TMP/rej2.json" "re-judged cases are expected failures"
+expect_grep '"certified":	true' "$TMP/rej2.json" "re-judged report certified"
+printf '' >"$TMP/empty.txt"
+expect_rc 0 "re-judged against an empty list" -- "$PC" certify --render "$TMP/upd.json" --expect-fail "$TMP/empty.txt" --report json:"$TMP/rej3.json"
+expect_grep '"certified":	false' "$TMP/rej3.json" "without the list the failures are unexpected"
 expect_rc 0 "a partial run" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --only small-ct --report json:"$TMP/part.json"
 expect_grep '"partial":	true' "$TMP/part.json" "partial run is marked"
 
