@@ -119,7 +119,7 @@ static int same_number(const cJSON *a, const cJSON *b, const char *k)
     return cJSON_IsNumber(x) && cJSON_IsNumber(y) && x->valuedouble == y->valuedouble;
 }
 
-static int check_row(const cJSON *row, const char *digest, FILE *log)
+static int check_row(const cJSON *row, FILE *log)
 {
     const char *path = pc_json_str(row, "certificate"), *name = pc_json_str(row, "name");
     char hex[65];
@@ -132,7 +132,7 @@ static int check_row(const cJSON *row, const char *digest, FILE *log)
     cJSON *cert = load_json(path, CERT_MAX_BYTES, log);
     if (!cert) return 1;
     int bad = 0;
-    if (strcmp(pc_json_str(cert, "manifest_sha256"), digest)) { fprintf(log, "matrix: %s: certificate corpus digest differs from the matrix's\n", name); bad++; }
+    if (strcmp(pc_json_str(cert, "manifest_sha256"), pc_json_str(row, "manifest_sha256"))) { fprintf(log, "matrix: %s: certificate corpus digest differs from the row's\n", name); bad++; }
     if (cJSON_IsTrue(cJSON_GetObjectItem(cert, "certified")) != cJSON_IsTrue(cJSON_GetObjectItem(row, "certified"))) { fprintf(log, "matrix: %s: verdict differs\n", name); bad++; }
     static const char *const keys[] = {"pass", "expected-fail", "unexpected", "stale", "run"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
@@ -159,7 +159,7 @@ int pc_certify_matrix_check(const char *matrix_path, FILE *log)
     const cJSON *row;
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(m, "readers")) {
         n++;
-        bad += check_row(row, pc_json_str(m, "manifest_sha256"), log);
+        bad += check_row(row, log);
     }
     fprintf(log, "matrix: %s: %d readers, %d disagreements with their certificates\n", matrix_path, n, bad);
     cJSON_Delete(m);

@@ -103,10 +103,12 @@ void pc_upstream_md(pc_sb *b, const cJSON *doc)
                     "each family cell is cases passed / cases exercising a rule of that family, with the count of listed\n"
                     "expected failures (each with its cause below); **bold** = unexpected failures; `-` = a family the reader\n"
                     "does not claim. `container-only` readers verify files but decode no quantization: their verdicts are\n"
-                    "compared, no logical view is asked for.\n\n| reader | version | language | mode | claims | verdict | pass |",
+                    "compared, no logical view is asked for. `corpus` = the first 8 hex digits of the MANIFEST.sha256 digest\n"
+                    "the reader was certified against (rows differ when a reader was not re-certified after the corpus changed).\n\n"
+                    "| reader | version | language | mode | claims | corpus | verdict | pass |",
                  pc_json_str(doc, "manifest_sha256"), pc_json_str(doc, "packcheck_version"));
     cJSON_ArrayForEach(f, fams) pc_sb_printf(b, " %s |", f->valuestring);
-    pc_sb_puts(b, "\n|---|---|---|---|---|---|---|");
+    pc_sb_puts(b, "\n|---|---|---|---|---|---|---|---|");
     cJSON_ArrayForEach(f, fams) pc_sb_puts(b, "---|");
     pc_sb_puts(b, "\n");
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers")) {
@@ -121,7 +123,7 @@ void pc_upstream_md(pc_sb *b, const cJSON *doc)
         pc_sb_md(b, pc_json_str(r, "language"));
         pc_sb_printf(b, " | %s | ", pc_json_str(r, "mode"));
         claims_text(b, r, false);
-        pc_sb_printf(b, " | %s | %.0f/%.0f |", cJSON_IsTrue(cJSON_GetObjectItem(r, "certified")) ? "certified" : "**not certified**", num(cnt, "pass"), num(cnt, "run"));
+        pc_sb_printf(b, " | `%.8s` | %s | %.0f/%.0f |", pc_json_str(r, "manifest_sha256"), cJSON_IsTrue(cJSON_GetObjectItem(r, "certified")) ? "certified" : "**not certified**", num(cnt, "pass"), num(cnt, "run"));
         cJSON_ArrayForEach(f, fams) {
             const cJSON *e = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "families"), f->valuestring);
             pc_sb_puts(b, " ");
@@ -161,7 +163,7 @@ void pc_upstream_html(pc_sb *b, const cJSON *doc)
     const cJSON *r, *f, *fams = cJSON_GetObjectItem(doc, "families");
     pc_sb_puts(b, "<h2>Results</h2>\n<p>cases passed / cases exercising the family (expected failures counted, each with its cause "
                   "below); &ldquo;&ndash;&rdquo; = not claimed; a container-only reader's verdicts are compared, no view asked for</p>\n"
-                  "<table id=\"results\"><tr><th>reader</th><th>version</th><th>language</th><th>mode</th><th>claims</th><th>verdict</th><th>pass</th>");
+                  "<table id=\"results\"><tr><th>reader</th><th>version</th><th>language</th><th>mode</th><th>claims</th><th>corpus</th><th>verdict</th><th>pass</th>");
     cJSON_ArrayForEach(f, fams) pc_sb_printf(b, "<th>%s</th>", f->valuestring);
     pc_sb_puts(b, "</tr>\n");
     int ri = 0;
@@ -178,7 +180,7 @@ void pc_upstream_html(pc_sb *b, const cJSON *doc)
         pc_sb_xml(b, pc_json_str(r, "language"));
         pc_sb_printf(b, "</td><td class=\"mode\">%s</td><td>", pc_json_str(r, "mode"));
         claims_text(b, r, true);
-        pc_sb_printf(b, "</td><td class=\"%s\">%s</td><td>%.0f/%.0f</td>", ok ? "pass" : "wrong-output", ok ? "certified" : "not certified",
+        pc_sb_printf(b, "</td><td><code>%.8s</code></td><td class=\"%s\">%s</td><td>%.0f/%.0f</td>", pc_json_str(r, "manifest_sha256"), ok ? "pass" : "wrong-output", ok ? "certified" : "not certified",
                      num(cnt, "pass"), num(cnt, "run"));
         cJSON_ArrayForEach(f, fams) {
             const cJSON *e = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "families"), f->valuestring);

@@ -10,9 +10,13 @@ expect_grep ' 0 disagreements' "$TMP/err" "no disagreement reported"
 for k in '"version"' '"language"' '"claims"' '"certificate"' '"certificate_sha256"' '"mode"'; do
     expect_grep "$k" reports/upstream.json "matrix rows carry $k"
 done
-# The matrix names the same corpus as fixtures/MANIFEST.sha256.
+# Issue 16's bar: at least eight readers in at least three languages, some on the committed corpus.
+n=$(grep -c '"certificate_sha256"' reports/upstream.json)
+langs=$(sed -n 's/.*"language":[[:space:]]*"\([^"]*\)".*/\1/p' reports/upstream.json | sort -u | wc -l)
+checks=$((checks + 1))
+[ "$n" -ge 8 ] && [ "$langs" -ge 3 ] || { echo "FAIL: $n readers in $langs languages (want >= 8 in >= 3)"; fails=$((fails + 1)); }
 want=$(sha256sum fixtures/MANIFEST.sha256 | cut -d' ' -f1)
-expect_grep "\"manifest_sha256\":	\"$want\"" reports/upstream.json "matrix built against the committed corpus"
+expect_grep "\"manifest_sha256\":	\"$want\"" reports/upstream.json "some readers certified against the committed corpus"
 # A certificate edited after the matrix was built: caught by digest.
 mkdir -p "$TMP/w/reports/upstream"
 cp reports/upstream.json "$TMP/w/reports/"
