@@ -223,7 +223,7 @@ int pc_certify_rejudge(cJSON *doc, const char *list, FILE *log)
 {
     pc_xf_list xf;
     if (pc_xf_load(list, &xf, false, log)) return -1;
-    int xfail = 0, fail = 0, stale = 0;
+    int xfail = 0, fail = 0, stale = 0, valid_passed = 0;
     cJSON *fams = cJSON_GetObjectItem(doc, "families"), *rules = cJSON_GetObjectItem(doc, "rules"), *f, *c;
     cJSON_ArrayForEach(f, fams) { set_num(f, "pass", 0); set_num(f, "expected_fail", 0); set_num(f, "fail", 0); }
     cJSON_ArrayForEach(f, rules) { set_num(f, "pass", 0); set_num(f, "expected_fail", 0); set_num(f, "fail", 0); }
@@ -237,6 +237,7 @@ int pc_certify_rejudge(cJSON *doc, const char *list, FILE *log)
             st = !strcmp(oc, "pass") ? "stale" : e->outcome && strcmp(e->outcome, oc) ? "fail" : "expected-fail";
         } else if (strcmp(oc, "pass")) st = "fail";
         set_str(c, "status", st);
+        valid_passed += !strcmp(oc, "pass") && !strcmp(pc_json_str(c, "expected"), "pass");
         xfail += !strcmp(st, "expected-fail");
         fail += !strcmp(st, "fail");
         stale += !strcmp(st, "stale");
@@ -247,10 +248,15 @@ int pc_certify_rejudge(cJSON *doc, const char *list, FILE *log)
     set_num(cnt, "expected-fail", xfail);
     set_num(cnt, "unexpected", fail);
     set_num(cnt, "stale", stale);
-    bool ok = !fail && !stale;
+    /* As a run judges (CONTRACT 5): a full run, nothing unexpected or stale, a valid case passed. */
+    bool partial = cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "options"), "partial"));
+    bool tampered = cJSON_GetObjectItem(cnt, "tampered") && cJSON_GetObjectItem(cnt, "tampered")->valuedouble > 0;
+    bool ok = !fail && !stale && !tampered && !partial && valid_passed > 0;
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "certified");
     cJSON_AddBoolToObject(doc, "certified", ok);
-    set_str(doc, "verdict", ok ? "certified" : "not certified");
+    set_str(doc, "verdict", ok ? "certified" : partial && !fail && !stale ? "partial" : "not certified");
+    set_str(doc, "verdict_reason", ok ? "re-judged against its expected-failure list" : fail ? "unexpected failures" : stale ? "stale expected failures"
+                                   : tampered ? "a reader changed its copy of a case" : partial ? "a partial run (--only)" : "no valid case passed");
     pc_xf_free(&xf);
     fprintf(log, "certify: re-judged against %s: %d expected failures, %d unexpected, %d stale: %s\n", list, xfail, fail, stale,
             ok ? "CERTIFIED" : "NOT CERTIFIED");
