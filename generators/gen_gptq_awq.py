@@ -8,6 +8,11 @@ Writers (real code, called unchanged):
   * GPTQModel 7.7.0  gptqmodel.nn_modules.qlinear.torch.TorchLinear.pack_original -> GPTQ v2, and
                      gptqmodel.utils.model.convert_gptq_v2_to_v1_format_module    -> its v1 (word subtract)
   * AutoAWQ 0.2.9    awq.modules.linear.gemm.WQLinear_GEMM.from_linear            -> AWQ GEMM
+  * GPTQModel 7.7.0  its AWQ GEMM export on CPU: looper.awq_processor.AWQProcessor.pseudo_quantize_tensor
+                     (its quantizer; AWQ's default sym=True gives zeros 2^(bits-1)) -> nn_modules.qlinear.
+                     torch_awq.AwqTorchLinear.pack (the GEMM packer GPTQModel selects without CUDA) -> AWQ GEMM
+                     with config zero_point false (AWQConfig.to_dict). The activation-aware scale search
+                     before it needs a model and calibration data and changes only the weights quantized.
 Configs: GPTQModel QuantizeConfig.to_dict(), AutoAWQ AwqConfig.to_dict()/to_transformers_dict(); AutoGPTQ's
 BaseQuantizeConfig cannot be imported with transformers 5, so its quantize_config.json is written with the
 keys and order of its to_dict (FORMATS.md 5.6).
@@ -147,6 +152,31 @@ def autoawq_pack(P):
     wq = gemm.WQLinear_GEMM.from_linear(P.linear(), 4, P.gs, scales=torch.from_numpy(P.s.copy()),
                                         zeros=torch.from_numpy(P.z.astype(np.int32)))
     return {"qweight": wq.qweight, "qzeros": wq.qzeros, "scales": wq.scales}
+
+
+def gptqmodel_awq_export(K, N, group_size, seed):
+    """GPTQModel's AWQ GEMM export of one fp16 Linear [N, K]: its quantizer, its CPU packer, its config."""
+    import types
+    up.gptqmodel()
+    from gptqmodel.looper.awq_processor import AWQProcessor
+    from gptqmodel.nn_modules.qlinear.torch_awq import AwqTorchLinear
+    from gptqmodel.quantization.config import QuantizeConfig
+    qc = QuantizeConfig(bits=4, group_size=group_size, method="awq", format="gemm", offload_to_disk=False)
+    assert qc.sym, "GPTQModel's AWQ default is symmetric"
+    g = torch.Generator().manual_seed(seed)
+    W = (torch.randn(N, K, generator=g) * 0.05).to(torch.float16)
+    # pseudo_quantize_tensor reads only self.qcfg: the processor's own method on a stand-in holding the config
+    w, scales, zeros = AWQProcessor.pseudo_quantize_tensor(types.SimpleNamespace(qcfg=qc), W.float())
+    lin = torch.nn.Linear(K, N, bias=False, dtype=torch.float16)
+    lin.weight.data = w.to(torch.float16)            # the layer holds the fake-quantized weight when packed
+    ql = AwqTorchLinear(bits=4, group_size=group_size, sym=True, desc_act=False, in_features=K, out_features=N,
+                        bias=False, register_buffers=False)
+    ql.pack(lin, scales.to(torch.float16), zeros)
+    t = {"qweight": ql.qweight.clone(), "qzeros": ql.qzeros.clone(), "scales": ql.scales.clone()}
+    d = _plain(qc.to_dict())
+    d.get("meta", {}).pop("offload_to_disk_path", None)
+    d.setdefault("meta", {})["quantizer"] = ["gptqmodel:" + up.gptqmodel().__version__]
+    return t, d
 
 
 def st_bytes(modules, meta=ST_META):
@@ -489,7 +519,6 @@ class Gen:
                      note="version gemv (a different layout; named unsupported)")
         self.awq_neg("neg-version-gemv-fast-legacy", "AWQ-002", t, dict(awq_config(P, legacy=True), version="gemv_fast"),
                      legacy=True, note="legacy quant_config.json with version gemv_fast")
-        self.awq_neg("neg-zero-point-false", "AWQ-003", t, dict(cfg, zero_point=False), note="zero_point false")
         self.awq_neg("neg-group-size-0", "AWQ-004", t, dict(cfg, group_size=0), note="group_size 0")
         self.awq_neg("neg-g-idx-present", "AWQ-005", dict(t, g_idx=torch.arange(64, dtype=torch.int32) // 32), cfg,
                      note="a g_idx tensor added under an AWQ config")
@@ -509,6 +538,31 @@ class Gen:
                       files={"model.safetensors": st_bytes({PREFIX: tz}), "config.json": config_json(cfg)},
                       modules={PREFIX: pin(codes, w, 4)},
                       source=f"AutoAWQ {self.awv} WQLinear_GEMM.from_linear file, then scales[1, 3] = 0 (warns, AWQ-009); "
+                             f"pins: AutoAWQ unpack_awq + reverse_awq_order in numpy f32")
+
+    def awq_zero_point_false(self):
+        """zero_point false: AutoAWQ's and vLLM's loaders read qzeros whatever it says (AWQ-003)."""
+        t, cfg = gptqmodel_awq_export(64, 64, 32, 62)
+        assert cfg["zero_point"] is False and bool((t["qzeros"] == -0x77777778).all()), "GPTQModel: zeros all 8"
+        codes, w = awq_pin(t, None)
+        _, pu, _, _ = up.autoawq()   # AutoAWQ's own fp16 dequantizer agrees (it rounds (q - z) * s to fp16 once)
+        dq = pu.dequantize_gemm(t["qweight"], t["qzeros"], t["scales"], 4, 32).float().numpy()
+        assert np.array_equal(dq, w.T.astype(np.float16).astype(np.float32))
+        self.out.case("awq", "gptqmodel-gemm-sym-zero-point-false", verdict="pass", layout="awq-gemm", rules=AWQ_RULES,
+                      files={"model.safetensors": st_bytes({PREFIX: t}), "config.json": config_json(cfg)},
+                      modules={PREFIX: pin(codes, w, 4)},
+                      source=f"GPTQModel {self.gmv} AWQ GEMM export (AWQProcessor.pseudo_quantize_tensor, sym=True default, "
+                             f"-> AwqTorchLinear.pack; config AWQConfig.to_dict: zero_point false, qzeros all 8); K=64 N=64 "
+                             f"group_size=32; pins: AutoAWQ {self.awv} unpack_awq + reverse_awq_order in numpy f32")
+        P = Problem(64, 64, 4, 32, False, "random", 61, zeros="full")
+        ta = autoawq_pack(P)
+        codes, w = awq_pin(ta, P)
+        self.out.case("awq", "warn-zero-point-false-asym-zeros", verdict="pass", layout="awq-gemm", rules=["AWQ-003"],
+                      files={"model.safetensors": st_bytes({PREFIX: ta}),
+                             "config.json": config_json(dict(awq_config(P), zero_point=False))},
+                      modules={PREFIX: pin(codes, w, 4)},
+                      source=f"AutoAWQ {self.awv} WQLinear_GEMM.from_linear file (asymmetric zeros), then zero_point false "
+                             f"(warns, AWQ-003: the label contradicts the stored zeros, which readers still subtract); "
                              f"pins: AutoAWQ unpack_awq + reverse_awq_order in numpy f32")
 
     # equiv pairs -----------------------------------------------------------------------------
@@ -646,4 +700,5 @@ def generate(out):
     g.gptq_negatives()
     g.awq_positives()
     g.awq_negatives()
+    g.awq_zero_point_false()
     g.equiv_pairs()

@@ -223,6 +223,15 @@ static void awq_cases(void)
     expect("AWQ GEMV", true, "awq-gemm", "AWQ-002", PC_STATUS_FAIL);
     write_text("quant_config.json", "{\"w_bit\":4,\"q_group_size\":32,\"zero_point\":true}");
     expect("AWQ without version: gemm", false, "awq-gemm", NULL, PC_STATUS_PASS);
+    /* zero_point false (GPTQModel's symmetric export): the stored zeros still decide decoding (AWQ-003) */
+    write_text("quant_config.json", "{\"w_bit\":4,\"q_group_size\":32,\"zero_point\":false}");
+    expect("AWQ zero_point false, zeros 0: warned, decoded as stored", false, "awq-gemm", "AWQ-003", PC_STATUS_WARN);
+    CHECK(first_weight() == 0.0f, "zero_point false with stored zero 0: w = (0 - 0) * s (got %g)", (double)first_weight());
+    clear_dir();
+    write_awq(0x75316420u, 0x88888888u);
+    write_text("quant_config.json", "{\"w_bit\":4,\"q_group_size\":32,\"zero_point\":false}");
+    expect("AWQ zero_point false, every zero 8", false, "awq-gemm", "AWQ-003", PC_STATUS_PASS);
+    CHECK(first_weight() == -8.0f, "symmetric: w = (0 - 8) * s (got %g)", (double)first_weight());
     clear_dir();
     write_awq(0xFFFFFFFFu, 0x00000000u);
     write_text("config.json", "{\"quantization_config\":{\"quant_method\":\"awq\",\"bits\":4,\"group_size\":-1,\"version\":\"gemm\"}}");

@@ -18,8 +18,10 @@ static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--case ID]... [--name NAME]\n"
     "                         [--workdir DIR] [--corpus-digest HEX] [--reader-user USER] [--eval-timeout S] [--report FMT:PATH]...\n"
-    "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...\n"
-    "       packcheck certify --render REPORT.json [--report FMT:PATH]...";
+    "                         [--container-only]\n"
+    "       packcheck certify --combine REPORT.json... [--readers META.json] [--report FMT:PATH]...\n"
+    "       packcheck certify --check-matrix MATRIX.json\n"
+    "       packcheck certify --render REPORT.json [--expect-fail FILE] [--report FMT:PATH]...";
 
 static void help(void)
 {
@@ -46,7 +48,15 @@ static void help(void)
            "--eval-timeout S     bound on judging one case's output (default 60)\n"
            "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
            "                     kill matrix, pruned case x reader matrix)\n"
-           "--render R.json      write the other report formats of a saved certify JSON report\n\n"
+           "--render R.json      write the other report formats of a saved certify JSON report; with\n"
+           "                     --expect-fail FILE, statuses and verdict re-judged against FILE first (the\n"
+           "                     report of an --update-expect run, whose list it wrote afterwards)\n"
+           "--container-only     the reader verifies containers but decodes no quantization: its verdicts are\n"
+           "                     compared, no logical view is asked for (an accepted valid case passes)\n"
+           "--readers META.json  with --combine: each reader's version, language, claimed families (the public\n"
+           "                     matrix, reports/UPSTREAM.md)\n"
+           "--check-matrix M     is a committed matrix consistent with the certificates it names (digests,\n"
+           "                     counts)? runs no reader\n\n"
            "Each reader gets a private read-only copy of its case (never the corpus folder, never expect.json);\n"
            "a copy it changed is the outcome tampered, which fails the run. Progress goes to stderr.\n\n"
            "Exit 0 certified (or a clean --only run: verdict PARTIAL, not a certificate), 1 not certified,\n"
@@ -60,10 +70,12 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
     cli_reports reps = *given; /* --report options seen before --combine / --render */
     memset(given, 0, sizeof *given);
     int n = 0, rc = PC_EXIT_ERROR;
-    const char *v;
+    const char *v, *meta = NULL, *xf = NULL;
     if (!paths) return rc;
     for (; i < argc; i++) {
-        if ((v = cli_value(argc, argv, &i, "--report"))) {
+        if (!render && (v = cli_value(argc, argv, &i, "--readers"))) meta = v;
+        else if (render && (v = cli_value(argc, argv, &i, "--expect-fail"))) xf = v;
+        else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
         } else if (argv[i][0] == '-') {
             rc = cli_usage(USAGE, "unknown option \"%s\" with --combine", argv[i]);
@@ -80,8 +92,10 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
         doc = t ? cJSON_ParseWithLength(t, len) : NULL;
         free(t);
         if (!doc || strncmp(pc_json_str(doc, "kind"), "certify", 7)) { fprintf(stderr, "packcheck: %s is not a certify JSON report\n", paths[0]); cJSON_Delete(doc); goto out; }
+        if (xf && (strcmp(pc_json_str(doc, "kind"), "certify") || pc_certify_rejudge(doc, xf, stderr))) { cJSON_Delete(doc); goto out; }
     } else {
         doc = pc_certify_combine(paths, n, stderr);
+        if (doc && meta && pc_certify_readers_annotate(doc, meta, stderr)) { cJSON_Delete(doc); doc = NULL; }
     }
     if (!doc) goto out;
     rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : PC_EXIT_OK;
@@ -161,6 +175,11 @@ int cmd_certify(int argc, char **argv)
     double d;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) { help(); rc = PC_EXIT_OK; goto out; }
+        if ((v = cli_value(argc, argv, &i, "--check-matrix"))) {
+            int c = pc_certify_matrix_check(v, stderr);
+            rc = c == 0 ? PC_EXIT_OK : c > 0 ? PC_EXIT_REJECT : PC_EXIT_ERROR;
+            goto out;
+        }
         if (!strcmp(argv[i], "--combine") || !strcmp(argv[i], "--render")) { rc = combine(argc, argv, i + 1, argv[i][2] == 'r', &reps); goto out; }
         if ((v = cli_value(argc, argv, &i, "--reader"))) o.reader = v;
         else if ((v = cli_value(argc, argv, &i, "--corpus"))) o.corpus = v;
@@ -180,6 +199,7 @@ int cmd_certify(int argc, char **argv)
             o.eval_timeout_s = d;
         }
         else if (!strcmp(argv[i], "--update-expect")) o.update_expect = true;
+        else if (!strcmp(argv[i], "--container-only")) o.container_only = true;
         else if ((v = cli_value(argc, argv, &i, "--timeout"))) {
             if (parse_number(v, 0.001, 86400, &d)) { rc = cli_usage(USAGE, "--timeout wants seconds (0.001..86400)"); goto out; }
             o.timeout_s = d;

@@ -4,8 +4,9 @@
  * 0,2,4,6,1,3,5,7), M.qzeros I32 [K/gs, N/8] with the same interleave and no offset (stored
  * zero = zero, 0..15), M.scales float [K/gs, N], optional M.bias [N]; never M.g_idx.
  * Config: quant_method "awq" (or AutoAWQ's legacy quant_config.json), bits / w_bit = 4,
- * group_size / q_group_size, zero_point true, version "gemm" (any case; absent = gemm, the
- * AutoAWQ default). GEMV, GEMV-fast, Marlin and other versions are different layouts: named as
+ * group_size / q_group_size, version "gemm" (any case; absent = gemm, the AutoAWQ default).
+ * zero_point does not change the layout: AutoAWQ's and vLLM's loaders read qzeros whatever it says
+ * (AWQ-003), so zero_point false (GPTQModel's symmetric export) only asks that every zero be 8. GEMV, GEMV-fast, Marlin and other versions are different layouts: named as
  * unsupported by AWQ-002, never decoded as GEMM.
  *
  * Logical view (CONTRACT 3): codes [N, K] = the stored nibble transposed; weight
@@ -25,6 +26,7 @@ extern const pc_format pc_format_awq;
 
 typedef struct awq_cfg {
     bool ok;
+    bool symmetric;     /* zero_point false: the qzeros should all be 2^(bits-1) (AWQ-003) */
     long long group_size;
     const char *src;
 } awq_cfg;
@@ -77,10 +79,7 @@ static void read_config(const pc_input *in, pc_ctx *cx, awq_cfg *c)
     pc_eval(cx, "AWQ-003");
     bool zp = true;
     if (!ql_cfg_bool(qc, "zero_point", &zp, &present) && present) zp = false;
-    if (!zp) {
-        pc_report(cx, "AWQ-003", c->src, -1, "zero_point must be true: a GEMM checkpoint always stores qzeros (from_linear asserts them)");
-        c->ok = false;
-    }
+    c->symmetric = !zp; /* checked against the stored qzeros per module (check_symmetric_zeros) */
     pc_eval(cx, "AWQ-004");
     if (!cfg_int2(qc, "q_group_size", "group_size", &c->group_size, &present) || (c->group_size != -1 && c->group_size <= 0)) {
         pc_report(cx, "AWQ-004", c->src, -1, present ? "group_size (q_group_size) must be -1 or a positive integer"
@@ -195,12 +194,33 @@ static void check_scales(const awq_mod *m, pc_ctx *cx)
     free(s);
 }
 
+/* zero_point false labels a symmetric export (GPTQModel 7.7.0 looper/awq_processor.py:1837 stores
+ * zeros of 2^(bits-1)); the loaders still subtract the stored zeros, so other values are decoded as
+ * stored but contradict the label. Every nibble 8 = every word 0x88888888, whatever the slot order. */
+static void check_symmetric_zeros(const awq_mod *m, pc_ctx *cx)
+{
+    uint8_t *z = pc_tensor_load(m->qzeros, QL_TENSOR_LIMIT);
+    if (!z) { pc_io_error(cx, "%s: cannot read", m->qzeros->name); return; }
+    for (uint64_t i = 0; i < m->qzeros->nbytes; i++) {
+        if (z[i] == 0x88) continue;
+        uint64_t word = i / 4, per_row = m->N / 8;
+        pc_report(cx, "AWQ-003", m->qzeros->name, (int64_t)(m->qzeros->offset + i),
+                  "zero_point is false (symmetric) but qzeros[%llu, %llu] is 0x%02x%02x%02x%02x, not 0x88888888 (every zero 8): "
+                  "readers subtract the stored zeros, so the file is decoded as stored and the label is wrong",
+                  (unsigned long long)(word / per_row), (unsigned long long)(word % per_row),
+                  z[word * 4 + 3], z[word * 4 + 2], z[word * 4 + 1], z[word * 4]);
+        break;
+    }
+    free(z);
+}
+
 static void check_module(pc_input *in, const char *prefix, const awq_cfg *c, pc_ctx *cx)
 {
     awq_mod m = {0};
     size_t fails = ql_fail_count(cx);
     if (!check_tensor_set(in, prefix, &m, cx) || !check_dims(in, prefix, c, &m, cx) || !check_limits(&m, cx)) return;
     check_scales(&m, cx);
+    if (c->symmetric) check_symmetric_zeros(&m, cx);
     if (cx->oom || cx->io_error || ql_fail_count(cx) != fails) return;
     awq_mod *priv = malloc(sizeof *priv);
     pc_module *pm = priv ? pc_module_add(in, &pc_format_awq, prefix, "awq-gemm") : NULL;

@@ -913,6 +913,7 @@ static cJSON *doc_header(const certify_run *st)
     cJSON_AddNumberToObject(opts, "jobs", o->jobs);
     cJSON_AddStringToObject(opts, "profile", o->profile ? o->profile : "strict");
     cJSON_AddBoolToObject(opts, "partial", o->nonly > 0);
+    cJSON_AddBoolToObject(opts, "container_only", o->container_only);
     cJSON_AddStringToObject(opts, "reader_user", *st->reader_user ? st->reader_user : "(certify's own)");
     if (o->expect_fail) cJSON_AddStringToObject(opts, "expect_fail", o->expect_fail);
     return doc;
@@ -1005,6 +1006,7 @@ static int outcome_of(certify_run *st, size_t i, bool want_pic, cJSON *cj, pc_sb
         return O_TAMPERED;
     }
     int oc = classify(&st->c.cases[i], &st->runs[i], detail);
+    if (oc < 0 && st->o->container_only) return O_PASS; /* accepted a valid input: a container reader's verdict is all it gives */
     return oc >= 0 ? oc : evaluate_output(st, i, want_pic, cj, detail);
 }
 

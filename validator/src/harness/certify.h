@@ -25,6 +25,8 @@ typedef struct pc_certify_opts {
     int nonly;
     bool only_exact[PC_CERTIFY_MAX_ONLY];  /* only[i] names one case id exactly (--case) */
     const char *workdir;        /* where outputs go (default: a fresh temp dir, removed) */
+    bool container_only;        /* the reader verifies files but decodes no quantization: its verdicts
+                                   are compared, no logical view is asked for (CONTRACT 5) */
     FILE *log;                  /* per-case lines and the verdict */
     FILE *progress;             /* one line per reader as it finishes (stderr), or NULL */
     const char *corpus_digest;  /* MANIFEST.sha256 digest the corpus must have, or NULL */
@@ -40,6 +42,18 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code);
  * "certify-matrix"): per reader the outcome of every case, rule-family rollups, and for readers
  * expected to fail (self-test mutants) which cases kill them. NULL when a file is unusable. */
 cJSON *pc_certify_combine(const char *const *paths, int n, FILE *log);
+
+/* certify_readers.c: annotate a certify-matrix with each reader's version, language, claims, mode and
+ * certificate digest (META: {"readers": [{"certificate": REPORT-PATH, "version", "language",
+ * "claims": [FAMILY...], "findings"}]}, may be NULL), and each family cell with its non-passing cases.
+ * 0 ok, -1 an unreadable file. */
+int pc_certify_readers_annotate(cJSON *matrix, const char *meta_path, FILE *log);
+/* Is a committed matrix consistent with the committed certificates it names (sha256, corpus digest,
+ * verdict, counts, families)? Runs no reader. 0 consistent, 1 not, -1 unreadable. */
+int pc_certify_matrix_check(const char *matrix_path, FILE *log);
+/* Re-judge a saved certify report against an expected-failure list (the report of an --update-expect
+ * run predates the list it wrote): statuses, counts, family rollups, verdict. 0 ok, -1 bad list. */
+int pc_certify_rejudge(cJSON *doc, const char *list, FILE *log);
 
 /* The shell-quoted command line for one case (exposed for tests). Caller frees. */
 char *pc_certify_command(const char *tmpl, const char *input, const char *output, const char *profile);

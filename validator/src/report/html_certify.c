@@ -122,7 +122,9 @@ static void case_table(pc_sb *b, const cJSON *doc)
     pc_sb_puts(b, "<h2>Cases</h2>\n<table id=\"cases\"><tr><th>case</th><th>expected</th><th>outcome</th><th>exit</th><th>s</th><th>detail</th><th>diagnosis</th></tr>\n");
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) {
         const cJSON *d = cJSON_GetObjectItem(c, "diagnosis"), *ex = cJSON_GetObjectItem(c, "exit"), *sig = cJSON_GetObjectItem(c, "signal");
-        pc_sb_puts(b, "<tr><td><code>");
+        pc_sb_puts(b, "<tr id=\"case-");
+        pc_sb_xml(b, pc_json_str(c, "case"));
+        pc_sb_puts(b, "\"><td><code>");
         pc_sb_xml(b, pc_json_str(c, "case"));
         pc_sb_printf(b, "</code></td><td>%s</td><td class=\"%s\">%s%s</td><td>", pc_json_str(c, "expected"), cell_class(c), pc_json_str(c, "outcome"),
                      !strcmp(pc_json_str(c, "status"), "expected-fail") ? " (expected)" : !strcmp(pc_json_str(c, "status"), "stale") ? " (stale)" : "");
@@ -301,7 +303,8 @@ char *pc_report_html_certify(const cJSON *doc)
     if (matrix) {
         pc_sb_printf(&b, "<h1>packcheck certify: readers compared</h1>\n<p>corpus MANIFEST.sha256 digest <code>%s</code>, packcheck %s</p>\n",
                      pc_json_str(doc, "manifest_sha256"), pc_json_str(doc, "packcheck_version"));
-        results_table(&b, doc);
+        if (pc_upstream_annotated(doc)) pc_upstream_html(&b, doc);
+        else results_table(&b, doc);
         cause_table(&b, doc);
         kill_matrix(&b, doc);
         pruned_matrix(&b, doc);

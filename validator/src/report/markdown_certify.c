@@ -132,7 +132,8 @@ static void matrix_md(pc_sb *b, const cJSON *doc)
 char *pc_report_markdown_certify(const cJSON *doc)
 {
     pc_sb b = {0};
-    if (!strcmp(pc_json_str(doc, "kind"), "certify-matrix")) matrix_md(&b, doc);
+    if (!strcmp(pc_json_str(doc, "kind"), "certify-matrix") && pc_upstream_annotated(doc)) pc_upstream_md(&b, doc);
+    else if (!strcmp(pc_json_str(doc, "kind"), "certify-matrix")) matrix_md(&b, doc);
     else certify_md(&b, doc);
     return pc_sb_take(&b);
 }

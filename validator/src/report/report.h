@@ -58,6 +58,10 @@ void pc_sb_bmp_uri(pc_sb *b, const uint8_t *a, const uint8_t *other, unsigned ro
 /* Certify documents (kind "certify" and "certify-matrix"), rendered by the same writers. */
 char *pc_report_html_certify(const cJSON *doc);
 char *pc_report_markdown_certify(const cJSON *doc);
+/* upstream_matrix.c: the public results table of an annotated certify-matrix (issue 16). */
+bool pc_upstream_annotated(const cJSON *doc);
+void pc_upstream_md(pc_sb *b, const cJSON *doc);
+void pc_upstream_html(pc_sb *b, const cJSON *doc);
 
 /* Accessors that tolerate missing keys: pc_json_str, pc_json_num, ... */
 #include "../core/json_get.h"

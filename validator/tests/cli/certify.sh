@@ -129,12 +129,45 @@ expect_grep 'NOT CERTIFIED' "$TMP/out" "update-expect run is not certified"
 expect_rc 0 "the rewritten list certifies the same reader" -- certify --reader "$SOMETIMES" --expect-fail "$TMP/new.txt"
 expect_rc 1 "a crasher with a list absorbing everything is still not certified" -- certify --reader "sh $R/crasher.sh {input} {output}" --expect-fail "$TMP/all.txt" --update-expect
 expect_rc 1 "... nor on the next run" -- certify --reader "sh $R/crasher.sh {input} {output}" --expect-fail "$TMP/all.txt"
+# An --update-expect run's report predates the list it wrote: --render --expect-fail re-judges it.
+expect_rc 1 "update run with a report" -- certify --reader "$SOMETIMES" --expect-fail "$TMP/new2.txt" --update-expect --report json:"$TMP/upd.json"
+expect_rc 0 "re-judged against the written list" -- "$PC" certify --render "$TMP/upd.json" --expect-fail "$TMP/new2.txt" --report json:"$TMP/rej2.json"
+expect_grep '"status":	"expected-fail"' "$TMP/rej2.json" "re-judged cases are expected failures"
+expect_grep '"certified":	true' "$TMP/rej2.json" "re-judged report certified"
+printf '' >"$TMP/empty.txt"
+expect_rc 0 "re-judged against an empty list" -- "$PC" certify --render "$TMP/upd.json" --expect-fail "$TMP/empty.txt" --report json:"$TMP/rej3.json"
+expect_grep '"certified":	false' "$TMP/rej3.json" "without the list the failures are unexpected"
 expect_rc 0 "a partial run" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --only valid-metadata --report json:"$TMP/part.json"
 expect_grep '"partial":	true' "$TMP/part.json" "partial run is marked"
 expect_grep 'PARTIAL' "$TMP/out" "a partial run says PARTIAL, not CERTIFIED"
 expect_grep '"verdict":	"partial"' "$TMP/part.json" "partial verdict in json"
 expect_grep '"certified":	false' "$TMP/part.json" "a partial run is not a certificate"
 expect_rc 2 "a run that ran no case is an error" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --only no-such-case
+
+# Container-only mode: a reader that writes no view passes the valid case on its verdict alone, and
+# accepting the invalid one is still accepted-invalid; without the mode the missing view is wrong-output.
+expect_rc 1 "container-only: accepting an invalid case fails" -- certify --container-only --reader "true {input} {output}" --report json:"$TMP/co.json"
+expect_outcome st/small-ct "$TMP/co.json" pass
+expect_outcome st/short "$TMP/co.json" accepted-invalid
+expect_grep '"container_only":	true' "$TMP/co.json" "container-only run is marked"
+expect_rc 1 "without --container-only a missing view is a failure" -- certify --reader "true {input} {output}" --report json:"$TMP/noco.json"
+expect_outcome st/small-ct "$TMP/noco.json" wrong-output
+printf 'st/short accepted-invalid # a container reader that accepts everything\n' >"$TMP/xfco.txt"
+expect_rc 0 "container-only with its expected failure certifies" -- certify --container-only --reader "true {input} {output}" --expect-fail "$TMP/xfco.txt" --report json:"$TMP/co2.json"
+# The public matrix: --readers annotates rows; --check-matrix holds it to the certificates.
+mkdir -p "$TMP/mx/reports/upstream"
+cp "$TMP/co2.json" "$TMP/mx/reports/upstream/true-1.json"
+printf '{"readers": [{"certificate": "reports/upstream/true-1.json", "version": "1", "language": "sh", "claims": ["ST"], "findings": ""}]}\n' >"$TMP/mx/meta.json"
+(cd "$TMP/mx" && "$PC" certify --combine reports/upstream/true-1.json --readers meta.json --report json:reports/upstream.json --report md:reports/UPSTREAM.md --report html:reports/upstream.html) >/dev/null 2>&1
+expect_grep '| container-only | ST | `' "$TMP/mx/reports/UPSTREAM.md" "matrix row: mode, claims, verdict"
+expect_grep '"certificate_sha256"' "$TMP/mx/reports/upstream.json" "matrix row names its certificate digest"
+expect_grep 'href="#fail-0-ST"' "$TMP/mx/reports/upstream.html" "a non-passing family cell links to its cases"
+expect_grep 'href="upstream/true-1.html#case-st/short"' "$TMP/mx/reports/upstream.html" "a non-passing case links into the certificate"
+(cd "$TMP/mx" && "$PC" certify --check-matrix reports/upstream.json) >/dev/null 2>&1
+rc=$?; checks=$((checks + 1)); [ $rc = 0 ] || { echo "FAIL: fresh matrix: --check-matrix exit $rc, expected 0"; fails=$((fails + 1)); }
+printf ' ' >>"$TMP/mx/reports/upstream/true-1.json"
+(cd "$TMP/mx" && "$PC" certify --check-matrix reports/upstream.json) >/dev/null 2>&1
+rc=$?; checks=$((checks + 1)); [ $rc = 1 ] || { echo "FAIL: edited certificate: --check-matrix exit $rc, expected 1"; fails=$((fails + 1)); }
 
 # A corpus that does not match its pins is a harness error.
 printf 'x' >>"$C/st/short/short.safetensors"

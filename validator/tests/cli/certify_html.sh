@@ -59,5 +59,21 @@ browse "$TMP/matrix.html" "$TMP/matrix"
 expect_grep 'id="results"' "$TMP/matrix.dom" "matrix page shows the results table"
 expect_grep 'id="kills"' "$TMP/matrix.dom" "matrix page shows the kill matrix"
 expect_grep 'id="matrix"' "$TMP/matrix.dom" "matrix page shows the case x reader matrix"
-echo "screenshots: $TMP/live.png $TMP/sample.png $TMP/matrix.png"
+# The committed public matrix (reports/upstream.html): one row per reader with version, language, mode and
+# claims; family cells link to the non-passing cases, which link into each reader's certificate page.
+browse "$SRC/reports/upstream.html" "$TMP/upstream"
+expect_grep 'id="results"' "$TMP/upstream.dom" "public matrix shows the results table"
+expect_grep '<th>language</th>' "$TMP/upstream.dom" "public matrix has a language column"
+expect_grep 'class="mode">container-only<' "$TMP/upstream.dom" "container-only readers say so"
+expect_grep 'id="failing"' "$TMP/upstream.dom" "non-passing cases listed"
+expect_grep 'href="#fail-' "$TMP/upstream.dom" "family cells link to their non-passing cases"
+for href in $(grep -o 'href="upstream/[^"#]*' "$TMP/upstream.dom" | sed 's/^href="//' | sort -u); do
+    checks=$((checks + 1))
+    [ -e "$SRC/reports/$href" ] || { echo "FAIL: the matrix links to $href, which is not committed"; fails=$((fails + 1)); }
+done
+for id in $(grep -o 'href="#fail-[^"]*' "$TMP/upstream.dom" | sed 's/^href="#//' | sort -u); do
+    checks=$((checks + 1))
+    grep -q "id=\"$id\"" "$TMP/upstream.dom" || { echo "FAIL: the matrix links to #$id, which is not on the page"; fails=$((fails + 1)); }
+done
+echo "screenshots: $TMP/live.png $TMP/sample.png $TMP/matrix.png $TMP/upstream.png"
 finish
