@@ -22,6 +22,9 @@ cmake -S . -B build-nosimd -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACKCHEC
 cmake --build build-nosimd
 ctest --test-dir build-nosimd --output-on-failure -j "$jobs" -R 'test_kernels|corpus_kernels'
 
+echo "== Python package: wheel, API, pytest plugin, sample loader, SARIF schema, README CI example"
+scripts/test-python.sh
+
 echo "== build with ASan+UBSan (clang) and CTest"
 CC=clang cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPACKCHECK_SANITIZE=ON -DPACKCHECK_FUZZ=ON >/dev/null
 cmake --build build-asan
