@@ -1,6 +1,7 @@
 #include "logical.h"
 
 #include "../container/safetensors.h"
+#include "../core/pagebuf.h"
 #include "../core/util.h"
 
 #include <stdlib.h>
@@ -15,8 +16,8 @@ int pc_logical_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint
         return -1;
     }
     size_t n = m->numel ? (size_t)m->numel : 1;
-    *codes = malloc(n);
-    *weights = malloc(n * sizeof **weights);
+    *codes = pc_page_alloc(n);
+    *weights = n <= SIZE_MAX / sizeof **weights ? pc_page_alloc(n * sizeof **weights) : NULL;
     if (!*codes || !*weights || m->fmt->decode(in, m, impl, *codes, *weights, cx)) {
         if (!*codes || !*weights) cx->oom = true;
         free(*codes);
