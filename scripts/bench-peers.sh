@@ -57,7 +57,7 @@ if [ ! -e "$GGML/DONE" ]; then
             -DCMAKE_INSTALL_PREFIX="$GGML/install" >/dev/null
         nice -n 10 cmake --build "$GGML/build" -j2 >/dev/null
         cmake --install "$GGML/build" >/dev/null
-        echo "llama-cpp-python $LLAMA_CPP_PY vendored ggml" > "$GGML/VERSION"
+        echo "$LLAMA_CPP_PY" > "$GGML/LLAMA_CPP_PYTHON_VERSION"
         touch "$GGML/DONE"
     else
         echo "bench-peers: waiting for another build of ggml ($GGML/DONE)" >&2
@@ -74,7 +74,9 @@ GW=$CACHE/pc-peers/ggml_worker
 ST=$CACHE/pc-peers/st-crate/release/st-header-peer
 [ -x "$ST" ] || (cd "$ROOT/scripts/peers/st-crate" && CARGO_TARGET_DIR=$CACHE/pc-peers/st-crate nice -n 10 cargo build -q --release -j1)
 
-export GGML_VERSION_FILE="$GGML/VERSION"
+so=$(ls "$GGML/install/lib/" | sed -n 's/^libggml-base\.so\.\([0-9]*\.[0-9]*\.[0-9]*\)$/\1/p')
+lcp=$(cat "$GGML/LLAMA_CPP_PYTHON_VERSION" 2>/dev/null || sed -n 's/^llama-cpp-python \([^ ]*\).*/\1/p' "$GGML/VERSION" 2>/dev/null)
+export GGML_VERSION="libggml-base $so (llama-cpp-python ${lcp:-?} sdist)"
 export ST_CRATE_VERSION="$(grep -A1 'name = "safetensors"' "$ROOT/scripts/peers/st-crate/Cargo.lock" 2>/dev/null | sed -n 's/version = "\(.*\)"/\1/p')"
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT

@@ -1,5 +1,5 @@
 /* ggml's side of scripts/bench-peers.sh: the same line protocol as packcheck-peer-decode
- * (KERNEL INPUT ROWS COLS THREADS [OUT] -> seconds), decoding with ggml's own type traits
+ * (KERNEL INPUT ROWS COLS THREADS [OUT] -> wall and CPU seconds), decoding with ggml's own type traits
  * (ggml_get_type_traits(type)->to_float, which is dequantize_row_<type> in ggml-quants.c), one
  * call per row as llama.cpp's get_rows/dup paths call it, rows split over THREADS threads.
  * Built by bench-peers.sh against the ggml CPU library; not part of packcheck. */
@@ -20,7 +20,7 @@ static void *run(void *a)
     return NULL;
 }
 
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+static double clk(clockid_t id) { struct timespec t; clock_gettime(id, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 
 int main(void)
 {
@@ -48,13 +48,13 @@ int main(void)
         pthread_t tid[64];
         for (size_t t = 0; t < threads; t++)
             jobs[t] = (job){ggml_get_type_traits(type)->to_float, in, out, rb, cols, rows * t / threads, rows * (t + 1) / threads};
-        double t0 = now();
+        double t0 = clk(CLOCK_MONOTONIC), c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
         for (size_t t = 1; t < threads; t++) pthread_create(&tid[t], NULL, run, &jobs[t]);
         run(&jobs[0]);
         for (size_t t = 1; t < threads; t++) pthread_join(tid[t], NULL);
-        double dt = now() - t0;
+        double dt = clk(CLOCK_MONOTONIC) - t0, dc = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
         if (opath[0]) { FILE *f = fopen(opath, "wb"); if (f) { fwrite(out, 4, rows * cols, f); fclose(f); } }
-        printf("%.9f\n", dt);
+        printf("%.9f %.9f\n", dt, dc);
         fflush(stdout);
     }
     return 0;

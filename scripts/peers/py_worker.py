@@ -3,7 +3,7 @@
 Same line protocol as packcheck-peer-decode: one request per stdin line,
     PEER KERNEL INPUT ROWS COLS THREADS [OUT]
 decodes the packed tensor in INPUT once with the named upstream function and prints the wall
-seconds of that call alone (the input is read and wrapped as a numpy array / torch tensor before
+and process CPU seconds of that call alone (the input is read and wrapped as a numpy array / torch tensor before
 the clock starts, as a loader holding the bytes would have them). With OUT, the result is then
 converted to packcheck's logical view (codes as unsigned u8 in [rows, cols], or f32 weights) and
 written for the driver's identity check; that conversion is not timed.
@@ -118,6 +118,7 @@ def f32_out(res, bits):
 PEERS = {
     "gguf-py": (np_u8, gguf_q4_0, f32_out, "gguf"),
     "compressed-tensors": (torch_i32, ct_unpack, ct_codes_out, "compressed-tensors"),
+    "compressed-tensors-0.17": (torch_i32, ct_unpack, ct_codes_out, "compressed-tensors"),  # run in the 0.17.1 venv
     "compressed-tensors-nvfp4": (nvfp4_prep, ct_nvfp4, f32_out, "compressed-tensors"),
     "autoawq": (awq_prep, awq_unpack, torch_codes_out, "autoawq"),
 }
@@ -155,14 +156,14 @@ def main():
                     cache[key] = prep(fh.read(), rows, cols, bits)
             if peer != "gguf-py":
                 torch().set_num_threads(threads)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             res = call(cache[key], rows, cols, bits)
-            dt = time.perf_counter() - t0
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
             if len(f) > 6:
                 with open(f[6], "wb") as fh:
                     fh.write(out(res, bits))
             del res
-            print("%.9f" % dt, flush=True)
+            print("%.9f %.9f" % (dt, dc), flush=True)
         except Exception as e:  # the driver records the peer as failed, with the reason
             print("error %s: %s" % (type(e).__name__, str(e).replace("\n", " ")[:200]), flush=True)
 
