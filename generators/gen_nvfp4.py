@@ -427,13 +427,14 @@ def pass_cases(out, dirs, sources):
     out.case(FAMILY, "modelopt-config-json-only", source=f"{sources['mo']}; hf_quant_config.json removed", verdict="pass",
              layout="nvfp4-modelopt", files=variant(dirs["mo"], drop_files=("hf_quant_config.json",)), modules=pins(dirs["mo"]),
              rules=["NV-008", "NV-009", "NV-010"])
-    # No config at all: the tensor-name fingerprints alone (FORMATS.md 1.2) name the layout.
+    # No config at all: the tensor-name fingerprints (FORMATS.md 1.2) name the layout, but no loader
+    # reads NVFP4 without a config naming it: rejected by CFG-030 (one policy with CFG-002/CFG-028).
     for key, name, layout in (("mo", "modelopt-file-only", "nvfp4-modelopt"), ("ct", "ct-file-only", "nvfp4-ct")):
         with open(os.path.join(dirs[key], "model.safetensors"), "rb") as f:
             data = f.read()
-        out.case(FAMILY, name, source=f"{sources[key]}; model.safetensors alone, without config.json", verdict="pass",
-                 layout=layout, input="model.safetensors", files={"model.safetensors": data}, modules=pins(dirs[key]),
-                 rules=["NV-001", "NV-002", "NV-003", "NV-004", "NV-005", "NV-006", "NV-007"])
+        out.case(FAMILY, name, source=f"{sources[key]}; model.safetensors alone, without config.json", verdict="reject",
+                 reject_rule="CFG-030", layout=layout, input="model.safetensors", files={"model.safetensors": data},
+                 rules=["CFG-030"])
 
 
 def _first(t, suffix):

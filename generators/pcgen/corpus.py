@@ -3,6 +3,8 @@ import hashlib
 import json
 import os
 
+from pcgen.accounting import tensor_accounting
+
 
 def sha256_bytes(b: bytes) -> str:
     return hashlib.sha256(b).hexdigest()
@@ -20,7 +22,7 @@ class Corpus:
         cid = f"{family}/{name}"
         if cid in self.ids:
             raise ValueError(f"duplicate case {cid}")
-        if verdict not in ("pass", "reject", "either"):
+        if verdict not in ("pass", "reject", "either", "unchecked"):
             raise ValueError(verdict)
         if verdict == "reject" and not (reject_rule or reject_family):
             raise ValueError(f"{cid}: a reject case names its rule or family")
@@ -43,6 +45,11 @@ class Corpus:
             expect["notes"] = notes
         if extra:
             expect.update(extra)
+        if verdict in ("pass", "unchecked"):
+            expect["tensors"] = tensor_accounting(d, input, modules)
+            # An accepted case holding tensors no module decodes (a container case's I8 or F8
+            # tensor, a GGUF type without a module) is stated `unchecked`, never `pass`.
+            expect["verdict"] = "unchecked" if expect["tensors"]["unchecked"] else "pass"
         with open(os.path.join(d, "expect.json"), "w") as f:
             json.dump(expect, f, indent=2, sort_keys=True)
             f.write("\n")

@@ -18,7 +18,9 @@
 #define PACKCHECK_VERSION "0.1.0"
 
 /* Exit codes everywhere (CONTRACT section 1). */
-enum { PC_EXIT_OK = 0, PC_EXIT_REJECT = 1, PC_EXIT_ERROR = 2 };
+/* 3: no MUST rule failed, but a quantized tensor was not checked (the gate fails safe;
+ * `--allow-unchecked` turns it into 0). */
+enum { PC_EXIT_OK = 0, PC_EXIT_REJECT = 1, PC_EXIT_ERROR = 2, PC_EXIT_UNCHECKED = 3 };
 
 /* ------------------------------------------------------------------------------------------------
  * Rules and findings
@@ -112,6 +114,8 @@ const char *pc_dtype_name(pc_dtype d);
 unsigned pc_dtype_bits(pc_dtype d);          /* 0 for PC_DT_GGML */
 bool pc_dtype_parse(const char *s, pc_dtype *out);
 bool pc_dtype_is_float(pc_dtype d);
+/* ggml type name ("Q8_0") of a GGUF tensor type, NULL when ggml has no such type. */
+const char *pc_ggml_type_name(int type);
 
 #define PC_MAX_DIMS 8
 
@@ -153,6 +157,10 @@ typedef struct pc_input {
     /* Layouts detected, decodable or not (so a rejected checkpoint still reports its format). */
     const char *layouts[8];
     size_t nlayouts;
+    /* Tensor accounting (validate/accounting.c): claimed_by[i] names the layout whose module holds
+     * tensors[i] (set by pc_tensor_claim during check), NULL while unclaimed. */
+    const char **claimed_by;
+    struct pc_accounting *acct; /* filled at the end of pc_validate */
 } pc_input;
 
 /* Open INPUT (file or folder), read its container(s) and sidecar configs, evaluating ST/GGUF/CFG
@@ -160,6 +168,8 @@ typedef struct pc_input {
 pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *cx);
 void pc_input_free(pc_input *in);
 const pc_tensor *pc_input_find(const pc_input *in, const char *name);
+/* A string member of the quantization config that applies (in->qconfig), NULL when absent. */
+const char *pc_input_qconfig_str(const pc_input *in, const char *key);
 /* Read `len` bytes at `off` inside tensor t. Fails (returns -1, reports nothing) when out of
  * bounds or on I/O error. */
 int pc_tensor_read(const pc_tensor *t, uint64_t off, void *buf, size_t len);
@@ -171,6 +181,10 @@ void *pc_tensor_load(const pc_tensor *t, uint64_t limit);
  * --------------------------------------------------------------------------------------------- */
 
 typedef enum { PC_IMPL_REF = 0, PC_IMPL_FAST = 1 } pc_impl;
+
+/* A module's logical view may hold at most this many elements (5 bytes each in memory): formats
+ * refuse larger modules with their LIMIT rule (GPTQ-014, AWQ-010). */
+#define PC_LOGICAL_MAX_ELEMS (1ull << 30)
 
 /* One quantized weight, ready to decode into the logical view (CONTRACT section 3). */
 typedef struct pc_module {
@@ -184,6 +198,12 @@ typedef struct pc_module {
     void *priv;                   /* the format's own description of the module */
 } pc_module;
 
+/* Why a tensor that no module claimed was not checked (pc_format.explain). */
+typedef struct pc_explain {
+    char scheme[96];   /* "compressed-tensors float-quantized FP8 E4M3, block 128x128" */
+    char reason[256];  /* "not decoded by this version" */
+} pc_explain;
+
 typedef struct pc_format {
     const char *name;             /* "ct", "nvfp4", "gptq", "awq", "q4_0" */
     /* Does this input hold modules of this format? Cheap: config keys and tensor names. */
@@ -195,6 +215,10 @@ typedef struct pc_format {
     int (*decode)(const pc_input *in, const pc_module *m, pc_impl impl, uint8_t *codes,
                   float *weights, pc_ctx *cx);
     void (*module_free)(void *priv);
+    /* Optional. Called for each tensor no module claimed, after every check ran: return true when
+     * this format recognises it as part of a quantization scheme (decoded or not) and say which,
+     * so the report names it (`unchecked`) instead of passing it as plain. */
+    bool (*explain)(const pc_input *in, const pc_tensor *t, pc_explain *out);
 } pc_format;
 
 extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/formats.c */
@@ -203,12 +227,33 @@ extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/form
 pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix,
                          const char *layout);
 
+/* Tensor t is part of a module of `layout` that this format checked (call it for every tensor a
+ * module is made of: packed weights, scales, zero points, g_idx, shapes). Tensors nobody claims
+ * are `plain` when they are unquantized floats and `unchecked` otherwise (CONTRACT 2). */
+void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout);
+/* Claim `prefix` + "." + each suffix that exists (a NULL-terminated list); returns how many. */
+size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes);
+
 /* Record that the input holds a layout (pc_module_add does this for decodable modules). */
 void pc_input_note_layout(pc_input *in, const char *layout);
 
-/* Validate an opened input: run every format that detects itself. */
+/* Validate an opened input: run every format that detects itself, the streaming pass, then the
+ * tensor accounting (validate/validate.c). */
 void pc_validate(pc_input *in, pc_ctx *cx);
 /* The input's contract format name: a layout, "mixed", "safetensors" or "gguf". */
 const char *pc_input_format(const pc_input *in);
+
+/* Every tensor of a validated input ends in exactly one class (validate/accounting.c). */
+typedef enum { PC_TENSOR_CHECKED = 0, PC_TENSOR_PLAIN, PC_TENSOR_UNCHECKED } pc_tensor_class;
+typedef struct pc_unchecked {
+    const pc_tensor *t;
+    pc_explain why;
+} pc_unchecked;
+typedef struct pc_accounting {
+    size_t checked, plain, unchecked;
+    pc_unchecked *list;            /* `unchecked` entries, in tensor name order */
+} pc_accounting;
+/* The verdict of a validated input: "error", "reject", "unchecked" or "pass". */
+const char *pc_verdict(const pc_input *in, const pc_ctx *cx);
 
 #endif

@@ -20,6 +20,9 @@ typedef struct cli_reports { char *fmt[CLI_MAX_REPORTS], *path[CLI_MAX_REPORTS];
 int cli_report_add(cli_reports *r, const char *spec);      /* -1: usage error, printed */
 int cli_reports_write(const cli_reports *r, const cJSON *doc); /* -1: a report could not be written */
 void cli_reports_free(cli_reports *r);
+bool cli_reports_use_stdout(const cli_reports *r);           /* a --report FMT:- is given */
+/* The exit code of a validated input's verdict ("pass", "unchecked", "reject", "error"). */
+int cli_verdict_exit(const char *verdict, bool allow_unchecked);
 
 /* Usage error: print to stderr with the command's usage line, return PC_EXIT_ERROR. */
 int cli_usage(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

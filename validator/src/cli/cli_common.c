@@ -52,6 +52,21 @@ int cli_reports_write(const cli_reports *r, const cJSON *doc)
     return rc;
 }
 
+bool cli_reports_use_stdout(const cli_reports *r)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!strcmp(r->path[i], "-")) return true;
+    return false;
+}
+
+int cli_verdict_exit(const char *verdict, bool allow_unchecked)
+{
+    if (!strcmp(verdict, "error")) return PC_EXIT_ERROR;
+    if (!strcmp(verdict, "reject")) return PC_EXIT_REJECT;
+    if (!strcmp(verdict, "unchecked")) return allow_unchecked ? PC_EXIT_OK : PC_EXIT_UNCHECKED;
+    return PC_EXIT_OK;
+}
+
 void cli_reports_free(cli_reports *r)
 {
     for (int i = 0; i < r->n; i++) { free(r->fmt[i]); free(r->path[i]); }

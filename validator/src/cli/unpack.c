@@ -7,17 +7,28 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *USAGE = "packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile strict|compat]";
+static const char *USAGE = "packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile strict|compat] [--allow-unchecked]";
+
+/* What was not decoded, on stderr: the first few tensors, then a count. */
+static void say_skipped(const char *input, const pc_accounting *a)
+{
+    for (size_t i = 0; i < a->unchecked && i < 5; i++)
+        fprintf(stderr, "packcheck: %s: skipped %s (%s): %s\n", input, a->list[i].t->name, a->list[i].why.scheme, a->list[i].why.reason);
+    if (a->unchecked > 5) fprintf(stderr, "packcheck: %s: ... and %zu more unchecked tensors\n", input, a->unchecked - 5);
+}
 
 int cmd_unpack(int argc, char **argv)
 {
     const char *input = NULL, *out = NULL, *config = NULL, *v;
+    bool allow_unchecked = false;
     pc_profile profile = PC_PROFILE_STRICT;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nWrite the logical view (CONTRACT section 3) of every quantized weight: M.codes (U8)\n"
                    "and M.weight (F32), shape [out, in] (or [E, out, in]), in name order. Exit 1 and no\n"
-                   "output file when INPUT is rejected.\n", USAGE);
+                   "output file when INPUT is rejected. Quantized tensors this version does not decode are\n"
+                   "skipped and listed on stderr: exit 3 (0 with --allow-unchecked) after writing what was\n"
+                   "decoded, and exit 3 with no file when nothing was decodable.\n", USAGE);
             return PC_EXIT_OK;
         } else if ((v = cli_value(argc, argv, &i, "--out"))) out = v;
         else if ((v = cli_value(argc, argv, &i, "--config"))) config = v;
@@ -25,7 +36,8 @@ int cmd_unpack(int argc, char **argv)
             if (!strcmp(v, "strict")) profile = PC_PROFILE_STRICT;
             else if (!strcmp(v, "compat")) profile = PC_PROFILE_COMPAT;
             else return cli_usage(USAGE, "--profile wants strict or compat");
-        } else if (argv[i][0] == '-' && argv[i][1]) return cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);
+        } else if (!strcmp(argv[i], "--allow-unchecked")) allow_unchecked = true;
+        else if (argv[i][0] == '-' && argv[i][1]) return cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);
         else if (input) return cli_usage(USAGE, "one INPUT only");
         else input = argv[i];
     }
@@ -50,12 +62,20 @@ int cmd_unpack(int argc, char **argv)
             break;
         }
         rc = PC_EXIT_REJECT;
+    } else if (in->acct && in->acct->unchecked && !in->nmodules) {
+        say_skipped(input, in->acct);
+        fprintf(stderr, "packcheck: %s: nothing decodable; no output written\n", input);
+        rc = PC_EXIT_UNCHECKED;
     } else if (pc_logical_write(in, out, &cx)) {
         fprintf(stderr, "packcheck: %s: %s\n", input, cx.io_error ? cx.io_message : "decode failed");
         rc = pc_rejected(&cx) ? PC_EXIT_REJECT : PC_EXIT_ERROR;
     } else {
         printf("%s: %zu modules -> %s\n", input, in->nmodules, out);
         rc = PC_EXIT_OK;
+        if (in->acct && in->acct->unchecked) {
+            say_skipped(input, in->acct);
+            rc = allow_unchecked ? PC_EXIT_OK : PC_EXIT_UNCHECKED;
+        }
     }
     pc_input_free(in);
     pc_ctx_free(&cx);

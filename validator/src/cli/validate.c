@@ -6,83 +6,113 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... [--hash] [--quiet]";
+static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... "
+                           "[--hash] [--allow-unchecked] [-v | --quiet]";
 
-int cmd_validate(int argc, char **argv)
+static const char *HELP =
+    "Validate checkpoints (a .safetensors file, a .gguf file, or a checkpoint folder).\n"
+    "Every tensor is accounted for: checked (decoded and checked by a format module), plain (an\n"
+    "unquantized tensor no scheme claims) or unchecked (quantized, not decoded by this version).\n"
+    "Exit 0 when every MUST rule holds and every quantized tensor was checked (warnings allowed),\n"
+    "1 when a MUST rule fails, 2 when an input could not be read, 3 when nothing failed but a\n"
+    "quantized tensor was not checked (--allow-unchecked makes that 0). --profile compat relaxes\n"
+    "the rules where the official readers accept more than the spec text (see `packcheck rules`).\n"
+    "Output: one line per input (verdict, format, tensor counts, time), then each failing and\n"
+    "warning rule and each unchecked tensor; -v prints every evaluated rule, --quiet only the\n"
+    "verdict lines and failures. --report FMT:- writes that report to stdout (the summary then\n"
+    "goes to stderr).\n"
+    "Data is read in bounded windows, one pass per file, shards in parallel (one thread per\n"
+    "core; PACKCHECK_THREADS=N overrides). --hash adds each file's SHA-256 (OpenSSL EVP) to the\n"
+    "reports, computed in the same pass.\n";
+
+static double now_s(void)
 {
-    const char *config = NULL, *v;
-    pc_profile profile = PC_PROFILE_STRICT;
-    cli_reports reps = {0};
-    char **inputs = calloc((size_t)argc, sizeof *inputs);
-    int ninputs = 0, rc = PC_EXIT_ERROR;
-    bool quiet = false, hash = false;
-    if (!inputs) return PC_EXIT_ERROR;
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            printf("usage: %s\n\nValidate checkpoints (a .safetensors file, a .gguf file, or a checkpoint folder).\n"
-                   "Exit 0 when every MUST rule holds (warnings allowed), 1 when one fails, 2 when an input\n"
-                   "could not be read. --profile compat relaxes the rules where the official readers accept\n"
-                   "more than the spec text (see `packcheck rules`).\n"
-                   "Data is read in bounded windows, one pass per file, shards in parallel (one thread per\n"
-                   "core; PACKCHECK_THREADS=N overrides). --hash adds each file's SHA-256 (OpenSSL EVP) to the\n"
-                   "reports, computed in the same pass.\n", USAGE);
-            rc = PC_EXIT_OK;
-            goto out;
-        } else if ((v = cli_value(argc, argv, &i, "--config"))) {
-            config = v;
-        } else if ((v = cli_value(argc, argv, &i, "--profile"))) {
-            if (!strcmp(v, "strict")) profile = PC_PROFILE_STRICT;
-            else if (!strcmp(v, "compat")) profile = PC_PROFILE_COMPAT;
-            else { rc = cli_usage(USAGE, "--profile wants strict or compat, got \"%s\"", v); goto out; }
-        } else if ((v = cli_value(argc, argv, &i, "--report"))) {
-            if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
-        } else if (!strcmp(argv[i], "--hash")) {
-            hash = true;
-        } else if (!strcmp(argv[i], "--quiet")) {
-            quiet = true;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            rc = cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);
-            goto out;
-        } else {
-            inputs[ninputs++] = argv[i];
-        }
-    }
-    if (!ninputs) { rc = cli_usage(USAGE, "no INPUT given"); goto out; }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
-    pc_result *res = calloc((size_t)ninputs, sizeof *res);
-    pc_ctx *cxs = calloc((size_t)ninputs, sizeof *cxs);
-    pc_input **ins = calloc((size_t)ninputs, sizeof *ins);
-    if (!res || !cxs || !ins) { free(res); free(cxs); free(ins); goto out; }
-    for (int i = 0; i < ninputs; i++) {
-        if (pc_ctx_init(&cxs[i], profile)) { cxs[i].oom = true; continue; }
-        ins[i] = pc_input_open(inputs[i], config, &cxs[i]);
-        if (ins[i]) {
-            ins[i]->hash_files = hash;
-            pc_validate(ins[i], &cxs[i]);
-        }
-        else cxs[i].oom = true;
-        res[i] = (pc_result){inputs[i], ins[i], &cxs[i]};
+typedef struct opts {
+    const char *config;
+    pc_profile profile;
+    cli_reports reps;
+    bool hash, allow_unchecked;
+    pc_summary_level level;
+    char **inputs;
+    int ninputs;
+} opts;
+
+/* 0: parsed; PC_EXIT_OK after --help; PC_EXIT_ERROR (printed) on a usage error. */
+static int parse(int argc, char **argv, opts *o)
+{
+    const char *v;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) { printf("usage: %s\n\n%s", USAGE, HELP); return -1; }
+        else if ((v = cli_value(argc, argv, &i, "--config"))) o->config = v;
+        else if ((v = cli_value(argc, argv, &i, "--profile"))) {
+            if (!strcmp(v, "strict")) o->profile = PC_PROFILE_STRICT;
+            else if (!strcmp(v, "compat")) o->profile = PC_PROFILE_COMPAT;
+            else return cli_usage(USAGE, "--profile wants strict or compat, got \"%s\"", v);
+        } else if ((v = cli_value(argc, argv, &i, "--report"))) {
+            if (cli_report_add(&o->reps, v)) return cli_usage(USAGE, "bad --report");
+        } else if (!strcmp(argv[i], "--hash")) o->hash = true;
+        else if (!strcmp(argv[i], "--allow-unchecked")) o->allow_unchecked = true;
+        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) o->level = PC_SUMMARY_QUIET;
+        else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) o->level = PC_SUMMARY_VERBOSE;
+        else if (argv[i][0] == '-' && argv[i][1]) return cli_usage(USAGE, "unknown or incomplete option \"%s\"", argv[i]);
+        else o->inputs[o->ninputs++] = argv[i];
     }
-    cJSON *doc = pc_report_json(res, (size_t)ninputs, profile);
-    if (!quiet) pc_report_summary(stdout, doc);
-    int wrote = cli_reports_write(&reps, doc);
+    if (!o->ninputs) return cli_usage(USAGE, "no INPUT given");
+    return 0;
+}
+
+static int run(opts *o)
+{
+    int n = o->ninputs, rc = PC_EXIT_ERROR;
+    pc_result *res = calloc((size_t)n, sizeof *res);
+    pc_ctx *cxs = calloc((size_t)n, sizeof *cxs);
+    pc_input **ins = calloc((size_t)n, sizeof *ins);
+    if (!res || !cxs || !ins) goto out;
+    for (int i = 0; i < n; i++) {
+        double t0 = now_s();
+        if (pc_ctx_init(&cxs[i], o->profile)) cxs[i].oom = true;
+        else if ((ins[i] = pc_input_open(o->inputs[i], o->config, &cxs[i]))) {
+            ins[i]->hash_files = o->hash;
+            pc_validate(ins[i], &cxs[i]);
+        } else cxs[i].oom = true;
+        res[i] = (pc_result){o->inputs[i], ins[i], &cxs[i], now_s() - t0};
+    }
+    cJSON *doc = pc_report_json(res, (size_t)n, o->profile);
+    if (!doc) goto out;
+    pc_report_summary(cli_reports_use_stdout(&o->reps) ? stderr : stdout, doc, o->level);
+    int wrote = cli_reports_write(&o->reps, doc);
     rc = PC_EXIT_OK;
-    for (int i = 0; i < ninputs; i++) {
+    for (int i = 0; i < n; i++) {
         const char *verdict = pc_result_verdict(&res[i]);
-        if (!strcmp(verdict, "error")) {
-            fprintf(stderr, "packcheck: %s: %s\n", inputs[i], cxs[i].io_error ? cxs[i].io_message : "out of memory");
-            rc = PC_EXIT_ERROR;
-        } else if (!strcmp(verdict, "reject") && rc == PC_EXIT_OK) {
-            rc = PC_EXIT_REJECT;
-        }
+        int e = cli_verdict_exit(verdict, o->allow_unchecked);
+        if (e == PC_EXIT_ERROR)
+            fprintf(stderr, "packcheck: %s: %s\n", o->inputs[i], cxs[i].io_error ? cxs[i].io_message : "out of memory");
+        /* the worst input decides: error > reject > unchecked > pass */
+        if (e == PC_EXIT_ERROR || (e == PC_EXIT_REJECT && rc != PC_EXIT_ERROR) || (e == PC_EXIT_UNCHECKED && rc == PC_EXIT_OK)) rc = e;
     }
     if (wrote) rc = PC_EXIT_ERROR;
     cJSON_Delete(doc);
-    for (int i = 0; i < ninputs; i++) { pc_input_free(ins[i]); pc_ctx_free(&cxs[i]); }
-    free(res); free(cxs); free(ins);
 out:
-    cli_reports_free(&reps);
-    free(inputs);
+    for (int i = 0; ins && cxs && i < n; i++) { pc_input_free(ins[i]); pc_ctx_free(&cxs[i]); }
+    free(res); free(cxs); free(ins);
+    return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    opts o = {.profile = PC_PROFILE_STRICT, .level = PC_SUMMARY_DEFAULT, .inputs = calloc((size_t)argc, sizeof(char *))};
+    if (!o.inputs) return PC_EXIT_ERROR;
+    int rc = parse(argc, argv, &o);
+    if (rc == -1) rc = PC_EXIT_OK;
+    else if (rc == 0) rc = run(&o);
+    cli_reports_free(&o.reps);
+    free(o.inputs);
     return rc;
 }

@@ -59,6 +59,11 @@ static const gg_type k_types[] = {
 };
 #define GG_TYPE_COUNT ((int)(sizeof k_types / sizeof *k_types))
 
+const char *pc_ggml_type_name(int type)
+{
+    return type >= 0 && type < GG_TYPE_COUNT ? k_types[type].name : NULL;
+}
+
 /* What one string looked like, gathered while streaming its bytes. */
 typedef struct gg_str {
     uint64_t len, at;          /* byte length; file offset of the bytes */

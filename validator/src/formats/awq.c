@@ -14,7 +14,6 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
@@ -223,6 +222,8 @@ static void check_module(pc_input *in, const char *prefix, const awq_cfg *c, pc_
     pm->numel = m.N * m.K;
     pm->bits = 4;
     pm->priv = priv;
+    static const char *const k_parts[] = {"qweight", "qzeros", "scales", NULL};
+    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
 }
 
 static bool awq_detect(const pc_input *in) { return ql_any_module(in, QL_AWQ); }
@@ -268,4 +269,4 @@ out:
     return rc;
 }
 
-const pc_format pc_format_awq = {"awq", awq_detect, awq_check, awq_decode, free};
+const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free};

@@ -733,6 +733,8 @@ static void check_module(pc_input *in, const ct_config *c, const ct_scheme *s, c
     pm->numel = m->E * m->N * m->K;
     pm->bits = m->b;
     pm->priv = m;
+    static const char *const k_parts[] = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape", NULL};
+    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -761,8 +763,8 @@ static bool has_sibling(const pc_input *in, const char *prefix, const char *suff
  * quantization config at all and the CT fingerprint (I32 weight_packed next to weight_shape). */
 static bool ct_detect(const pc_input *in)
 {
+    /* Another method's config (or {}) does not hide the fingerprint: CFG-028 then rejects. */
     bool ct = in->qconfig && ct_config_is_ct(in);
-    if (in->qconfig && !ct) return false;
     const cJSON *f = ct ? cJSON_GetObjectItemCaseSensitive((const cJSON *)in->qconfig, "format") : NULL;
     bool says_pack = cJSON_IsString(f) && !strcmp(f->valuestring, "pack-quantized");
     for (size_t i = 0; i < in->ntensors; i++) {
@@ -774,11 +776,25 @@ static bool ct_detect(const pc_input *in)
     return false;
 }
 
+/* CFG-028: the fingerprint with no compressed-tensors config claiming it; say what the config is. */
+static void report_no_config(const pc_input *in, const pc_tensor *first, size_t n, pc_ctx *cx)
+{
+    const char *qm = pc_input_qconfig_str(in, "quant_method");
+    char said[160];
+    if (!in->qconfig) snprintf(said, sizeof said, "there is no quantization config");
+    else if (qm) snprintf(said, sizeof said, "%s's quantization config has quant_method \"%.80s\", not \"compressed-tensors\"", in->qconfig_source, qm);
+    else snprintf(said, sizeof said, "%s's quantization config names no quant_method", in->qconfig_source);
+    pc_report(cx, "CFG-028", first->name, (int64_t)first->offset,
+              "%zu compressed-tensors packed weight(s) (I32 weight_packed beside weight_shape), but %s: num_bits and the scheme are unknown, nothing is decoded",
+              n, said);
+}
+
 static void ct_check(pc_input *in, pc_ctx *cx)
 {
     ct_config c;
     if (ct_config_parse(in, &c, cx)) { cx->oom = true; ct_config_free(&c); return; }
     size_t owned = 0;
+    const pc_tensor *first = NULL;
     pc_eval(cx, "CFG-028");
     for (size_t i = 0; i < in->ntensors && !cx->oom; i++) {
         const pc_tensor *t = &in->tensors[i];
@@ -786,8 +802,7 @@ static void ct_check(pc_input *in, pc_ctx *cx)
         if (!prefix) continue;
         if (!c.present) {
             if (t->dtype == PC_DT_I32 && has_sibling(in, prefix, "weight_shape") && owned++ == 0)
-                pc_report(cx, "CFG-028", t->name, (int64_t)t->offset,
-                          "compressed-tensors packed weights without a quantization_config (quant_method compressed-tensors): num_bits and the scheme are unknown");
+                first = t;
             free(prefix);
             continue;
         }
@@ -797,6 +812,7 @@ static void ct_check(pc_input *in, pc_ctx *cx)
         owned += own != OWN_NOT;
         free(prefix);
     }
+    if (first) report_no_config(in, first, owned, cx);
     if (c.present && owned) {
         pc_eval(cx, "CFG-026");
         if (c.status && strcmp(c.status, "compressed"))
@@ -929,4 +945,4 @@ static int ct_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uint
 
 static void ct_module_free(void *priv) { free(priv); }
 
-const pc_format pc_format_ct = {"ct", ct_detect, ct_check, ct_decode, ct_module_free};
+const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free};

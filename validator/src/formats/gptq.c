@@ -18,7 +18,6 @@
 #include "../core/arith.h"
 #include "../core/pyre.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
@@ -500,6 +499,8 @@ static void check_module(pc_input *in, const char *prefix, const gptq_cfg *c0, p
     pm->numel = m.N * m.K;
     pm->bits = m.bits;
     pm->priv = priv;
+    static const char *const k_parts[] = {"qweight", "qzeros", "scales", "g_idx", NULL};
+    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
 }
 
 static bool gptq_detect(const pc_input *in) { return ql_any_module(in, QL_GPTQ); }
@@ -553,4 +554,4 @@ out:
     return rc;
 }
 
-const pc_format pc_format_gptq = {"gptq", gptq_detect, gptq_check, gptq_decode, free};
+const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free};

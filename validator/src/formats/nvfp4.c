@@ -237,7 +237,8 @@ static bool has_suffix(const char *s, const char *suf, size_t *prefix_len)
 }
 
 /* Tensor-name fingerprints (FORMATS.md 1.2), used when no config names NVFP4. */
-static bool fingerprint(const pc_input *in, enum nv_naming nm)
+/* The first packed weight carrying the naming's fingerprint (NULL when none). */
+static const pc_tensor *fingerprint_tensor(const pc_input *in, enum nv_naming nm)
 {
     for (size_t i = 0; i < in->ntensors; i++) {
         size_t pl;
@@ -245,10 +246,12 @@ static bool fingerprint(const pc_input *in, enum nv_naming nm)
         char *p = pc_strndup(in->tensors[i].name, pl);
         bool hit = p && companion(in, p, k_gscale[nm]) && (nm == NV_MO || in->tensors[i].dtype == PC_DT_U8);
         free(p);
-        if (hit) return true;
+        if (hit) return &in->tensors[i];
     }
-    return false;
+    return NULL;
 }
+
+static bool fingerprint(const pc_input *in, enum nv_naming nm) { return fingerprint_tensor(in, nm) != NULL; }
 
 /* Is the tensor `prefix.<packed>` an NVFP4 packed weight we claim? */
 static bool claims(const pc_input *in, const nv_scheme *s, enum nv_naming nm, const char *prefix, const pc_tensor *t)
@@ -408,6 +411,10 @@ static void check_module(pc_input *in, const nv_scheme *s, enum nv_naming nm, co
     m->shape[1] = cols;
     m->numel = rows * cols; /* rows * cols / 2 = packed nbytes, which fits */
     m->bits = 4;
+    /* both namings' parts: a module carrying both is decoded once, and every part was checked */
+    static const char *const k_parts[] = {"weight_packed", "weight_global_scale", "input_global_scale", "weight",
+                                          "weight_scale", "weight_scale_2", "input_scale", NULL};
+    pc_module_claim_suffixes(in, prefix, m->layout, k_parts);
 }
 
 /* A module carrying both namings is decoded once, under the compressed-tensors names (checked first). */
@@ -423,6 +430,18 @@ static void check_naming(pc_input *in, enum nv_naming nm, pc_ctx *cx)
     nv_scheme s = {0};
     if (nm == NV_CT) ct_scheme(in, &s); else mo_scheme(in, &s);
     if (!s.configured && !fingerprint(in, nm)) return;
+    /* CFG-030: NVFP4 tensors under either naming with no config naming either method. */
+    pc_eval(cx, "CFG-030");
+    nv_scheme other = {0};
+    if (nm == NV_CT) mo_scheme(in, &other); else ct_scheme(in, &other);
+    if (!s.configured && !other.configured) {
+        const pc_tensor *t = fingerprint_tensor(in, nm);
+        pc_input_note_layout(in, k_layout[nm]);
+        pc_report(cx, "CFG-030", t->name, (int64_t)t->offset,
+                  "NVFP4 tensors (%s names) but no quantization config names compressed-tensors nvfp4-pack-quantized or modelopt NVFP4: "
+                  "a loader reads them as dense", nm == NV_CT ? "compressed-tensors" : "ModelOpt");
+        return;
+    }
     if (nm == NV_CT) check_ct_config(in, cx); else check_mo_config(in, cx);
     static const char *const rules[] = {"NV-001", "NV-002", "NV-003", "NV-004", "NV-005", "NV-006", "NV-007", "NV-009", "NV-010"};
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) pc_eval(cx, rules[i]);
@@ -510,4 +529,4 @@ static int nvfp4_decode(const pc_input *in, const pc_module *m, pc_impl impl, ui
 
 static void nvfp4_module_free(void *priv) { free(priv); }
 
-const pc_format pc_format_nvfp4 = {"nvfp4", nvfp4_detect, nvfp4_check, nvfp4_decode, nvfp4_module_free};
+const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode, .module_free = nvfp4_module_free};

@@ -138,6 +138,7 @@ static void q4_0_check(pc_input *in, pc_ctx *cx)
         set_shape(m, t);
         m->bits = 4;
         m->priv = (void *)t; /* in->tensors does not move once the input is open */
+        pc_tensor_claim(in, t, m->layout);
     }
 }
 
@@ -163,4 +164,4 @@ static int q4_0_decode(const pc_input *in, const pc_module *m, pc_impl impl, uin
     return 0;
 }
 
-const pc_format pc_format_q4_0 = {"q4_0", q4_0_detect, q4_0_check, q4_0_decode, NULL};
+const pc_format pc_format_q4_0 = {.name = "q4_0", .detect = q4_0_detect, .check = q4_0_check, .decode = q4_0_decode};

@@ -208,7 +208,10 @@ static void check_verdict(const pc_case *k, const pc_result *r, cJSON *probs)
         if (!strcmp(got, "error")) problem(probs, NULL, "verdict error (%s), expected pass or reject", r->cx->io_message);
         return;
     }
-    if (strcmp(want, "pass") && strcmp(want, "reject")) { problem(probs, NULL, "expect.json: bad verdict \"%s\"", want); return; }
+    if (strcmp(want, "pass") && strcmp(want, "reject") && strcmp(want, "unchecked")) {
+        problem(probs, NULL, "expect.json: bad verdict \"%s\"", want);
+        return;
+    }
     if (strcmp(want, got)) {
         const char *why = "";
         for (size_t i = 0; i < r->cx->nfindings && !*why; i++)
@@ -276,6 +279,21 @@ static void merge_pair_results(cJSON *input, cJSON *pair_results)
     }
 }
 
+/* The tensor accounting of an accepted case (pass or unchecked) against expect.json's "tensors":
+ * the generator states it from what it wrote, independently of the C classification. */
+static void check_accounting(const pc_case *k, const pc_input *in, cJSON *probs)
+{
+    const cJSON *want = cJSON_GetObjectItem(k->expect, "tensors");
+    if (!cJSON_IsObject(want)) { problem(probs, NULL, "expect.json: an accepted case states its tensor accounting (\"tensors\")"); return; }
+    const pc_accounting *a = in->acct;
+    size_t got[3] = {a ? a->checked : 0, a ? a->plain : 0, a ? a->unchecked : 0};
+    static const char *const k_class[3] = {"checked", "plain", "unchecked"};
+    for (int i = 0; i < 3; i++) {
+        double w = pc_json_num(want, k_class[i], -1);
+        if (w != (double)got[i]) problem(probs, NULL, "%zu tensors %s, expected %.0f", got[i], k_class[i], w);
+    }
+}
+
 static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
 {
     const cJSON *e = k->expect;
@@ -285,7 +303,7 @@ static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
     if (pc_ctx_init(&cx, prof)) { cJSON_Delete(probs); (*failed)++; return; }
     pc_input *in = pc_input_open(k->input, NULL, &cx);
     if (in) pc_validate(in, &cx);
-    pc_result r = {k->id, in, &cx};
+    pc_result r = {k->id, in, &cx, -1};
     if (k->input_unsafe) problem(probs, NULL, "expect.json: input \"%s\" leaves the case folder", pc_json_str(e, "input"));
     check_verdict(k, &r, probs);
     const char *layout = pc_json_str(e, "layout");
@@ -298,7 +316,9 @@ static void run_case(const pc_case *k, cJSON *cases, cJSON *inputs, int *failed)
         else if (pc_rule_status(&cx, pr) == PC_STATUS_SKIP) problem(probs, NULL, "rule %s was not evaluated", pr->id);
     }
     const cJSON *mods = cJSON_GetObjectItem(e, "modules");
-    if (in && !strcmp(pc_result_verdict(&r), "pass")) {
+    const char *got = pc_result_verdict(&r);
+    if (in && (!strcmp(got, "pass") || !strcmp(got, "unchecked"))) {
+        if (strcmp(pc_json_str(e, "verdict"), "either")) check_accounting(k, in, probs);
         cJSON_ArrayForEach(x, mods) check_module(in, x, probs, &cx);
         for (size_t i = 0; i < in->nmodules; i++)
             if (!cJSON_GetObjectItemCaseSensitive(mods, in->modules[i].prefix))

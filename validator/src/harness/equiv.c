@@ -465,7 +465,7 @@ static cJSON *build_doc(eq_run *r, int verdict)
     /* "inputs": both sides as validate reports them, then the pair, so every writer renders it. */
     cJSON *inputs = cJSON_AddArrayToObject(doc, "inputs");
     for (int i = 0; i < 2; i++) {
-        pc_result res = {r->s[i].path, r->s[i].in, &r->s[i].cx};
+        pc_result res = {r->s[i].path, r->s[i].in, &r->s[i].cx, -1};
         cJSON_AddItemToArray(inputs, pc_report_input_json(&res));
     }
     cJSON_AddItemToArray(inputs, pair_input_json(r, verdict));

@@ -1,5 +1,7 @@
-/* HTML: one self-contained page (no scripts, no external assets), a rule x input matrix coloured
- * by status, then the findings. */
+/* HTML: one self-contained page (no scripts, no external assets). It opens with one verdict
+ * banner per input (verdict, format, tensor accounting), then the failures and warnings, then
+ * the tensors that were not checked; the full rule x input matrix, mostly pass and skip, is
+ * folded away in a <details> element. */
 #include "report.h"
 
 #include <string.h>
@@ -8,13 +10,54 @@ static const char *k_style =
     "<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
     "td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}th{background:#eee}"
     ".pass{background:#c8e6c9}.fail{background:#ef9a9a}.warn{background:#ffe082}.skip{color:#aaa}"
-    ".error{background:#b39ddb}code{font-size:12px}</style>\n";
+    ".error{background:#b39ddb}.unchecked{background:#ffcc80}code{font-size:12px}"
+    ".banner{padding:8px 12px;margin:6px 0;border-radius:4px;font-size:16px}</style>\n";
+
+static void banners(pc_sb *b, const cJSON *inputs)
+{
+    const cJSON *in;
+    cJSON_ArrayForEach(in, inputs) {
+        const char *v = pc_json_str(in, "verdict");
+        const char *cls = !strcmp(v, "reject") ? "fail" : !strcmp(v, "error") ? "error" : v;
+        pc_sb_printf(b, "<div class=\"banner %s\" id=\"verdict\"><b>%s</b> ", cls, v);
+        pc_sb_xml(b, pc_json_str(in, "path"));
+        pc_sb_printf(b, " (%s)", pc_json_str(in, "format"));
+        if (cJSON_GetObjectItem(in, "tensors")) { pc_sb_puts(b, " &mdash; tensors: "); pc_sb_tensor_counts(b, in); }
+        if (*pc_json_str(in, "error")) { pc_sb_puts(b, ": "); pc_sb_xml(b, pc_json_str(in, "error")); }
+        pc_sb_puts(b, "</div>\n");
+    }
+}
+
+static void unchecked(pc_sb *b, const cJSON *inputs)
+{
+    const cJSON *in, *u;
+    size_t n = 0;
+    cJSON_ArrayForEach(in, inputs) n += (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(in, "unchecked"));
+    if (!n) return;
+    pc_sb_printf(b, "<h2>Not checked (%zu)</h2>\n<table id=\"unchecked\"><tr><th>input</th><th>tensor</th><th>dtype</th><th>scheme</th><th>reason</th></tr>\n", n);
+    cJSON_ArrayForEach(in, inputs) {
+        cJSON_ArrayForEach(u, cJSON_GetObjectItem(in, "unchecked")) {
+            pc_sb_puts(b, "<tr class=\"unchecked\"><td>");
+            pc_sb_xml(b, pc_json_str(in, "path"));
+            pc_sb_puts(b, "</td><td><code>");
+            pc_sb_xml(b, pc_json_str(u, "tensor"));
+            pc_sb_puts(b, "</code></td><td>");
+            pc_sb_xml(b, pc_json_str(u, "dtype"));
+            pc_sb_puts(b, "</td><td>");
+            pc_sb_xml(b, pc_json_str(u, "scheme"));
+            pc_sb_puts(b, "</td><td>");
+            pc_sb_xml(b, pc_json_str(u, "reason"));
+            pc_sb_puts(b, "</td></tr>\n");
+        }
+    }
+    pc_sb_puts(b, "</table>\n");
+}
 
 static void matrix(pc_sb *b, const cJSON *inputs)
 {
     const cJSON *first = cJSON_GetArrayItem(inputs, 0), *in, *r;
     if (!first) return;
-    pc_sb_puts(b, "<h2>Rules x inputs</h2>\n<table id=\"matrix\"><tr><th>rule</th>");
+    pc_sb_puts(b, "<details><summary>All rules x inputs (passing and skipped rules included)</summary>\n<table id=\"matrix\"><tr><th>rule</th>");
     cJSON_ArrayForEach(in, inputs) {
         pc_sb_puts(b, "<th>");
         pc_sb_xml(b, pc_json_str(in, "path"));
@@ -40,13 +83,13 @@ static void matrix(pc_sb *b, const cJSON *inputs)
         }
         pc_sb_puts(b, "</tr>\n");
     }
-    pc_sb_puts(b, "</table>\n");
+    pc_sb_puts(b, "</table></details>\n");
 }
 
 static void findings(pc_sb *b, const cJSON *inputs)
 {
     const cJSON *in, *r;
-    pc_sb_puts(b, "<h2>Findings</h2>\n<table id=\"findings\"><tr><th>input</th><th>rule</th><th>status</th><th>tensor</th><th>offset</th><th>message</th></tr>\n");
+    pc_sb_puts(b, "<h2>Failures and warnings</h2>\n<table id=\"findings\"><tr><th>input</th><th>rule</th><th>status</th><th>tensor</th><th>offset</th><th>message</th></tr>\n");
     cJSON_ArrayForEach(in, inputs) {
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "results")) {
             const char *s = pc_json_str(r, "status");
@@ -92,10 +135,12 @@ char *pc_report_html(const cJSON *doc)
     pc_sb_puts(&b, k_style);
     pc_sb_printf(&b, "</head><body>\n<h1>packcheck %s report</h1>\n<p>version %s</p>\n", pc_json_str(doc, "kind"),
                  pc_json_str(doc, "packcheck_version"));
-    cases(&b, doc);
     const cJSON *inputs = cJSON_GetObjectItem(doc, "inputs");
-    matrix(&b, inputs);
+    banners(&b, inputs);
+    cases(&b, doc);
     findings(&b, inputs);
+    unchecked(&b, inputs);
+    matrix(&b, inputs);
     pc_sb_puts(&b, "</body></html>");
     return pc_sb_take(&b);
 }

@@ -13,10 +13,48 @@ const char *pc_json_str(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-const char *pc_result_verdict(const pc_result *r)
+double pc_json_num(const cJSON *o, const char *k, double dflt)
 {
-    if (!r->in || r->cx->io_error || r->cx->oom) return "error";
-    return pc_rejected(r->cx) ? "reject" : "pass";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+void pc_sb_tensor_counts(pc_sb *b, const cJSON *input)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(input, "tensors");
+    if (!t) return;
+    pc_sb_printf(b, "%.0f checked, %.0f plain, %.0f unchecked", pc_json_num(t, "checked", 0), pc_json_num(t, "plain", 0),
+                 pc_json_num(t, "unchecked", 0));
+}
+
+const char *pc_result_verdict(const pc_result *r) { return pc_verdict(r->in, r->cx); }
+
+static const char *tensor_type_name(const pc_tensor *t)
+{
+    if (t->dtype != PC_DT_GGML) return pc_dtype_name(t->dtype);
+    const char *n = pc_ggml_type_name(t->ggml_type);
+    return n ? n : "GGML";
+}
+
+/* "tensors": {checked, plain, unchecked} and "unchecked": [{tensor, dtype, scheme, reason}]. */
+static void add_accounting(cJSON *o, const pc_input *in)
+{
+    const pc_accounting *a = in ? in->acct : NULL;
+    if (!a) return;
+    cJSON *c = cJSON_AddObjectToObject(o, "tensors");
+    cJSON_AddNumberToObject(c, "checked", (double)a->checked);
+    cJSON_AddNumberToObject(c, "plain", (double)a->plain);
+    cJSON_AddNumberToObject(c, "unchecked", (double)a->unchecked);
+    cJSON *list = cJSON_AddArrayToObject(o, "unchecked");
+    for (size_t i = 0; i < a->unchecked; i++) {
+        const pc_unchecked *u = &a->list[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "tensor", u->t->name);
+        cJSON_AddStringToObject(j, "dtype", tensor_type_name(u->t));
+        cJSON_AddStringToObject(j, "scheme", u->why.scheme);
+        cJSON_AddStringToObject(j, "reason", u->why.reason);
+        cJSON_AddItemToArray(list, j);
+    }
 }
 
 /* `severity` is the rule's severity under the profile the input was checked with (a compat run
@@ -39,6 +77,7 @@ cJSON *pc_report_input_json(const pc_result *r)
     cJSON_AddStringToObject(o, "path", r->path);
     cJSON_AddStringToObject(o, "format", r->in ? pc_input_format(r->in) : "safetensors");
     cJSON_AddStringToObject(o, "verdict", pc_result_verdict(r));
+    if (r->seconds >= 0) cJSON_AddNumberToObject(o, "seconds", r->seconds);
     if (r->cx->io_error) cJSON_AddStringToObject(o, "error", r->cx->io_message);
     else if (r->cx->oom) cJSON_AddStringToObject(o, "error", "out of memory");
     if (r->in && r->in->hash_files) { /* validate --hash: per-file SHA-256, for certificates and manifests */
@@ -52,6 +91,7 @@ cJSON *pc_report_input_json(const pc_result *r)
             cJSON_AddItemToArray(files, j);
         }
     }
+    add_accounting(o, r->in);
     cJSON *mods = cJSON_AddArrayToObject(o, "modules");
     for (size_t i = 0; r->in && i < r->in->nmodules; i++) {
         const pc_module *m = &r->in->modules[i];
@@ -111,6 +151,11 @@ int pc_report_write(const cJSON *doc, const char *fmt, const char *path)
                : !strcmp(fmt, "md") ? pc_report_markdown(doc)
                : pc_report_html(doc);
     if (!text) return -1;
+    if (!strcmp(path, "-")) { /* --report FMT:- */
+        int rc = fputs(text, stdout) >= 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0 ? 0 : -1;
+        free(text);
+        return rc;
+    }
     FILE *f = fopen(path, "wb");
     int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
     if (f && fclose(f)) rc = -1;

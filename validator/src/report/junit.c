@@ -31,6 +31,23 @@ static void rule_cases(pc_sb *b, const cJSON *input)
     }
 }
 
+/* An unchecked tensor is a skipped testcase with its reason: never a pass. */
+static void unchecked_cases(pc_sb *b, const cJSON *input)
+{
+    const cJSON *u;
+    cJSON_ArrayForEach(u, cJSON_GetObjectItem(input, "unchecked")) {
+        pc_sb_puts(b, "    <testcase classname=\"");
+        pc_sb_xml(b, pc_json_str(input, "path"));
+        pc_sb_puts(b, "\" name=\"unchecked ");
+        pc_sb_xml(b, pc_json_str(u, "tensor"));
+        pc_sb_puts(b, "\"><skipped message=\"unchecked: ");
+        pc_sb_xml(b, pc_json_str(u, "scheme"));
+        pc_sb_puts(b, ": ");
+        pc_sb_xml(b, pc_json_str(u, "reason"));
+        pc_sb_puts(b, "\"/></testcase>\n");
+    }
+}
+
 static void case_cases(pc_sb *b, const cJSON *doc)
 {
     const cJSON *c;
@@ -85,7 +102,10 @@ char *pc_report_junit(const cJSON *doc)
     pc_sb_xml(&b, pc_json_str(doc, "kind"));
     pc_sb_puts(&b, "\">\n");
     const cJSON *in;
-    cJSON_ArrayForEach(in, cJSON_GetObjectItem(doc, "inputs")) rule_cases(&b, in);
+    cJSON_ArrayForEach(in, cJSON_GetObjectItem(doc, "inputs")) {
+        rule_cases(&b, in);
+        unchecked_cases(&b, in);
+    }
     if (!strcmp(pc_json_str(doc, "kind"), "certify-matrix")) reader_cases(&b, doc);
     else case_cases(&b, doc);
     pc_sb_puts(&b, "  </testsuite>\n</testsuites>");

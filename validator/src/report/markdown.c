@@ -9,8 +9,21 @@ static void input_md(pc_sb *b, const cJSON *in)
     pc_sb_md(b, pc_json_str(in, "path"));
     pc_sb_printf(b, "`\n\nformat `%s`, verdict **%s**", pc_json_str(in, "format"), pc_json_str(in, "verdict"));
     if (*pc_json_str(in, "error")) { pc_sb_puts(b, ": "); pc_sb_md(b, pc_json_str(in, "error")); }
+    if (cJSON_GetObjectItem(in, "tensors")) { pc_sb_puts(b, "; tensors: "); pc_sb_tensor_counts(b, in); }
+    const cJSON *r, *u = cJSON_GetObjectItem(in, "unchecked");
+    if (cJSON_GetArraySize(u)) {
+        pc_sb_puts(b, "\n\n**Not checked** (quantized tensors packcheck did not decode):\n\n| tensor | dtype | scheme | reason |\n|---|---|---|---|\n");
+        cJSON_ArrayForEach(r, u) {
+            pc_sb_puts(b, "| ");
+            pc_sb_md(b, pc_json_str(r, "tensor"));
+            pc_sb_printf(b, " | %s | ", pc_json_str(r, "dtype"));
+            pc_sb_md(b, pc_json_str(r, "scheme"));
+            pc_sb_puts(b, " | ");
+            pc_sb_md(b, pc_json_str(r, "reason"));
+            pc_sb_puts(b, " |\n");
+        }
+    }
     pc_sb_puts(b, "\n\n| rule | status | tensor | offset | message |\n|---|---|---|---|---|\n");
-    const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "results")) {
         if (!strcmp(pc_json_str(r, "status"), "skip")) continue;
         const cJSON *off = cJSON_GetObjectItem(r, "offset");

@@ -14,9 +14,10 @@ typedef struct pc_result {
     const char *path;
     const pc_input *in;   /* may be NULL when it could not be opened */
     const pc_ctx *cx;
+    double seconds;       /* wall time of open + validate, < 0 when not measured */
 } pc_result;
 
-const char *pc_result_verdict(const pc_result *r); /* "pass", "reject", "error" */
+const char *pc_result_verdict(const pc_result *r); /* "pass", "unchecked", "reject", "error" */
 
 /* {"packcheck_version", "profile", "inputs": [{path, format, verdict, results: [...]}]} */
 cJSON *pc_report_json(const pc_result *r, size_t n, pc_profile profile);
@@ -33,8 +34,9 @@ char *pc_report_junit(const cJSON *doc);
 char *pc_report_markdown(const cJSON *doc);
 char *pc_report_html(const cJSON *doc);
 
-/* The readable per-rule summary on stdout. */
-void pc_report_summary(FILE *out, const cJSON *doc);
+/* The readable summary on stdout (summary.c). */
+typedef enum { PC_SUMMARY_QUIET = 0, PC_SUMMARY_DEFAULT, PC_SUMMARY_VERBOSE } pc_summary_level;
+void pc_report_summary(FILE *out, const cJSON *doc, pc_summary_level level);
 
 /* Small string builder shared by the writers. */
 typedef struct pc_sb { char *s; size_t n, cap; bool oom; } pc_sb;
@@ -55,5 +57,8 @@ char *pc_report_markdown_certify(const cJSON *doc);
 
 /* Accessors that tolerate missing keys. */
 const char *pc_json_str(const cJSON *o, const char *k);
+double pc_json_num(const cJSON *o, const char *k, double dflt);
+/* "12 checked, 3 plain, 2 unchecked" from an input's "tensors" object ("" when it has none). */
+void pc_sb_tensor_counts(pc_sb *b, const cJSON *input);
 
 #endif

@@ -5,11 +5,13 @@ PC=$1 SRC=$2 BIN=$3 TMP=$(mktemp -d)
 R=$SRC/validator/tests/readers
 MUT=$BIN/pc_mutate
 
-# A corpus that needs no format module: the seed's small-ct (pass), a 3-byte file (reject, ST-001),
-# and an empty-header file (either).
+# A corpus that needs no format module: the seed's small-ct (unchecked: its I32 tensor has no config,
+# so a reader may accept or refuse it), valid-metadata (pass), a 3-byte file (reject, ST-001), and an
+# empty-header file (either).
 C=$TMP/corpus
-mkdir -p "$C/st/small-ct" "$C/st/short" "$C/st/either-empty"
+mkdir -p "$C/st/small-ct" "$C/st/valid-metadata" "$C/st/short" "$C/st/either-empty"
 cp "$SRC/fixtures/st/small-ct/"* "$C/st/small-ct/"
+cp "$SRC/fixtures/st/valid-metadata/"* "$C/st/valid-metadata/"
 printf 'abc' >"$C/st/short/short.safetensors"
 cat >"$C/st/short/expect.json" <<'J'
 {"case": "st/short", "source": "hand-written", "input": "short.safetensors", "verdict": "reject",
@@ -57,7 +59,8 @@ expect_rc 2 "bad profile" -- "$PC" certify --profile lax --reader "x {input} {ou
 
 # Each wrong reader is told apart, with the right outcome.
 expect_rc 1 "reject-all is not certified" -- certify --reader "sh $R/reject_all.sh {input} {output}" --report json:"$TMP/rej.json"
-expect_outcome st/small-ct "$TMP/rej.json" rejected-valid
+expect_outcome st/valid-metadata "$TMP/rej.json" rejected-valid
+expect_outcome st/small-ct "$TMP/rej.json" pass
 expect_outcome st/short "$TMP/rej.json" pass
 expect_outcome st/either-empty "$TMP/rej.json" pass
 expect_rc 1 "accept-all is not certified" -- certify --reader "sh $R/accept_all.sh $MUT {input} {output}" --report json:"$TMP/acc.json"
@@ -99,7 +102,7 @@ checks=$((checks + 1))
 if ps -eo args | grep -v grep | grep -q "hanger-int-$MARK"; then echo "FAIL: an interrupted run left its readers running"; fails=$((fails + 1)); fi
 
 # Expected failures: listed failures are fine, stale entries fail the run.
-printf '# reject-all refuses everything\nst/small-ct rejected-valid  # refuses valid files too\n' >"$TMP/xf.txt"
+printf '# reject-all refuses everything\nst/valid-metadata rejected-valid  # refuses valid files too\n' >"$TMP/xf.txt"
 expect_rc 0 "listed failure is expected" -- certify --reader "sh $R/reject_all.sh {input} {output}" --expect-fail "$TMP/xf.txt" --report junit:"$TMP/xf.xml"
 expect_grep 'expected failure (rejected-valid)' "$TMP/xf.xml" "junit shows the expected failure"
 expect_rc 1 "stale entry fails the run" -- certify --reader "sh $R/correct.sh $PC {input} {output}" --expect-fail "$TMP/xf.txt"

@@ -6,7 +6,8 @@ G=$SRC/fixtures/gguf
 
 expect_rc 0 "valid Q4_0 file" -- "$PC" validate "$G/q4_0-shapes/model.gguf" --report json:"$TMP/r.json"
 expect_grep '"format":	"gguf"' "$TMP/r.json" "format is gguf"
-expect_rc 0 "F32 and Q8_0 only" -- "$PC" validate "$G/no-q4_0/model.gguf"
+expect_rc 3 "F32 and Q8_0 only: the Q8_0 tensor is unchecked, not passed" -- "$PC" validate "$G/no-q4_0/model.gguf" --report json:"$TMP/q8.json"
+expect_grep '"scheme":	"GGUF Q8_0"' "$TMP/q8.json" "names the GGUF block type"
 expect_rc 1 "byte-swapped version" -- "$PC" validate "$G/version-byte-swapped/bad.gguf"
 expect_grep 'GGUF-002.*byte-swapped' "$TMP/out" "says the version is byte-swapped"
 expect_rc 1 "CVE-2026-27940 file" -- "$PC" validate "$G/mem-size-cve-2026-27940/bad.gguf"

@@ -1,0 +1,114 @@
+/* Recognise-only: FP8 (DeepSeek-native `fp8`, compressed-tensors float-quantized), INT8
+ * (compressed-tensors int-quantized / naive-quantized, W8A8) and MXFP4 (gpt-oss `*_blocks` /
+ * `*_scales`, compressed-tensors mxfp4-pack-quantized). Not decoded yet: their tensors are
+ * reported `unchecked` with the scheme named from the config (FORMATS-2.md; the FP8/MXFP4/int8
+ * issue replaces this file with real modules). */
+#include "known_schemes.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PREFIX_MAX 1024
+
+static const char *ct_format(const pc_input *in)
+{
+    const char *qm = pc_input_qconfig_str(in, "quant_method");
+    if (!qm || strcmp(qm, "compressed-tensors")) return NULL;
+    const char *f = pc_input_qconfig_str(in, "format");
+    if (f) return f;
+    /* mixed-precision: the first group's format */
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive((const cJSON *)in->qconfig, "config_groups"), *e;
+    cJSON_ArrayForEach(e, g) {
+        const cJSON *gf = cJSON_GetObjectItemCaseSensitive(e, "format");
+        if (cJSON_IsString(gf)) return gf->valuestring;
+    }
+    return "compressed-tensors";
+}
+
+/* "channel", "block 128x128", ... from the first config group's weights. */
+static void ct_strategy(const pc_input *in, char *buf, size_t n)
+{
+    buf[0] = 0;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive((const cJSON *)in->qconfig, "config_groups"), *e;
+    cJSON_ArrayForEach(e, g) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(e, "weights");
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(w, "strategy");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(w, "block_structure");
+        if (!cJSON_IsString(s)) continue;
+        if (cJSON_GetArraySize(b) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(b, 0)) && cJSON_IsNumber(cJSON_GetArrayItem(b, 1)))
+            snprintf(buf, n, ", %s %.0fx%.0f", s->valuestring, cJSON_GetArrayItem(b, 0)->valuedouble, cJSON_GetArrayItem(b, 1)->valuedouble);
+        else snprintf(buf, n, ", %s", s->valuestring);
+        return;
+    }
+}
+
+static void fp8_scheme(const pc_input *in, const pc_tensor *w, pc_explain *e)
+{
+    const char *qm = pc_input_qconfig_str(in, "quant_method"), *ctf = ct_format(in);
+    const char *fmt = w->dtype == PC_DT_F8_E5M2 ? "E5M2" : "E4M3";
+    char strat[64];
+    if (ctf) {
+        ct_strategy(in, strat, sizeof strat);
+        snprintf(e->scheme, sizeof e->scheme, "compressed-tensors %.24s FP8 %s%.40s", ctf, fmt, strat);
+    } else if (qm && !strcmp(qm, "fp8")) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive((const cJSON *)in->qconfig, "weight_block_size");
+        if (cJSON_GetArraySize(b) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(b, 0)) && cJSON_IsNumber(cJSON_GetArrayItem(b, 1)))
+            snprintf(e->scheme, sizeof e->scheme, "fp8 (DeepSeek-native) %s, block %.0fx%.0f", fmt,
+                     cJSON_GetArrayItem(b, 0)->valuedouble, cJSON_GetArrayItem(b, 1)->valuedouble);
+        else snprintf(e->scheme, sizeof e->scheme, "fp8 %s", fmt);
+    } else {
+        snprintf(e->scheme, sizeof e->scheme, "FP8 %s weight", fmt);
+    }
+}
+
+static bool explain_fp8_int8(const pc_input *in, const pc_tensor *t, pc_explain *e)
+{
+    static const char *const k_parts[] = {"weight", "weight_scale", "weight_scale_inv", "weight_zero_point",
+                                          "input_scale", "input_zero_point", "output_scale", NULL};
+    char m[PREFIX_MAX];
+    if (!pc_split_suffix(t->name, k_parts, m, sizeof m)) return false;
+    const pc_tensor *w = pc_sibling(in, m, "weight");
+    if (!w) return false;
+    if (w->dtype == PC_DT_F8_E4M3 || w->dtype == PC_DT_F8_E5M2) {
+        fp8_scheme(in, w, e);
+    } else if (w->dtype == PC_DT_I8 && (pc_sibling(in, m, "weight_scale") || ct_format(in))) {
+        const char *ctf = ct_format(in);
+        char strat[64] = "";
+        if (ctf) ct_strategy(in, strat, sizeof strat);
+        snprintf(e->scheme, sizeof e->scheme, "%s%.24s INT8 weight%.40s", ctf ? "compressed-tensors " : "", ctf ? ctf : "", strat);
+    } else {
+        return false;
+    }
+    snprintf(e->reason, sizeof e->reason, "%s", pc_not_decoded);
+    return true;
+}
+
+static bool explain_mxfp4(const pc_input *in, const pc_tensor *t, pc_explain *e)
+{
+    size_t n = strlen(t->name);
+    const char *ctf = ct_format(in);
+    char m[PREFIX_MAX];
+    static const char *const k_ct[] = {"weight_packed", "weight_scale", NULL};
+    if (ctf && !strcmp(ctf, "mxfp4-pack-quantized") && pc_split_suffix(t->name, k_ct, m, sizeof m)) {
+        snprintf(e->scheme, sizeof e->scheme, "compressed-tensors mxfp4-pack-quantized (E2M1, E8M0 scales per 32)");
+    } else if ((n > 7 && !strcmp(t->name + n - 7, "_blocks")) || (n > 7 && !strcmp(t->name + n - 7, "_scales"))) {
+        /* gpt-oss / transformers: X_blocks U8 [.., K/32, 16] beside X_scales U8 [.., K/32] */
+        if (n - 7 >= sizeof m) return false;
+        memcpy(m, t->name, n - 7);
+        strcpy(m + n - 7, !strcmp(t->name + n - 7, "_blocks") ? "_scales" : "_blocks");
+        if (!pc_input_find(in, m) || t->dtype != PC_DT_U8) return false;
+        snprintf(e->scheme, sizeof e->scheme, "MXFP4 (gpt-oss *_blocks / *_scales, E8M0 scales per 32)");
+    } else {
+        return false;
+    }
+    snprintf(e->reason, sizeof e->reason, "%s", pc_not_decoded);
+    return true;
+}
+
+static bool known_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
+{
+    return explain_fp8_int8(in, t, e) || explain_mxfp4(in, t, e);
+}
+
+const pc_format pc_format_known_fp8_int8_mxfp4 = {.name = "known-fp8-int8-mxfp4", .explain = known_explain};

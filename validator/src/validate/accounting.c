@@ -1,0 +1,125 @@
+/* Tensor accounting (the accounting issue): every tensor ends in exactly one class.
+ *
+ *   checked    a format module claimed it (pc_tensor_claim) while checking the input;
+ *   unchecked  nobody claimed it, and either a format's explain() recognises it as part of a
+ *              quantization scheme, or its dtype is quantized/packed storage (integers, FP8, FP4,
+ *              GGUF block types): a quantized tensor packcheck did not decode;
+ *   plain      nobody claimed it and it is an unquantized float (F16/BF16/F32/F64; GGUF F32, F16,
+ *              BF16, F64 and GGUF's plain integer types), or BOOL/I64 (masks, index buffers: no
+ *              quantization format stores codes in them).
+ * A scheme's float companions (an FP8 weight's BF16 scale) are claimed through explain(), so they
+ * count as unchecked with their weight, not as plain. */
+#include "accounting.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ensure_claims(pc_input *in)
+{
+    if (in->claimed_by || !in->ntensors) return 0;
+    in->claimed_by = calloc(in->ntensors, sizeof *in->claimed_by);
+    return in->claimed_by ? 0 : -1;
+}
+
+void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout)
+{
+    if (!t || t < in->tensors || t >= in->tensors + in->ntensors || ensure_claims(in)) return;
+    in->claimed_by[t - in->tensors] = layout;
+}
+
+size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes)
+{
+    size_t n = 0, lp = strlen(prefix);
+    for (; *suffixes; suffixes++) {
+        size_t ls = strlen(*suffixes);
+        char *name = malloc(lp + ls + 2);
+        if (!name) return n;
+        memcpy(name, prefix, lp);
+        name[lp] = '.';
+        memcpy(name + lp + 1, *suffixes, ls + 1);
+        const pc_tensor *t = pc_input_find(in, name);
+        free(name);
+        if (t) { pc_tensor_claim(in, t, layout); n++; }
+    }
+    return n;
+}
+
+static bool plain_dtype(const pc_tensor *t)
+{
+    if (t->dtype == PC_DT_GGML) {
+        const char *n = pc_ggml_type_name(t->ggml_type);
+        static const char *const k_plain[] = {"F32", "F16", "BF16", "F64", "I8", "I16", "I32", "I64", NULL};
+        for (const char *const *p = k_plain; n && *p; p++)
+            if (!strcmp(n, *p)) return true;
+        return false;
+    }
+    switch (t->dtype) {
+    case PC_DT_F16: case PC_DT_BF16: case PC_DT_F32: case PC_DT_F64: case PC_DT_BOOL: case PC_DT_I64: return true;
+    default: return false;
+    }
+}
+
+/* No format recognised it: name the storage and, when the config names a method nobody knows, it. */
+static void explain_generic(const pc_input *in, const pc_tensor *t, pc_explain *e)
+{
+    const char *qm = pc_input_qconfig_str(in, "quant_method");
+    if (t->dtype == PC_DT_GGML) {
+        const char *n = pc_ggml_type_name(t->ggml_type);
+        snprintf(e->scheme, sizeof e->scheme, "GGUF %s", n ? n : "unknown type");
+        snprintf(e->reason, sizeof e->reason, "GGUF block type %s is not decoded by this version", n ? n : "?");
+    } else if (qm) {
+        snprintf(e->scheme, sizeof e->scheme, "quant_method \"%.60s\"", qm);
+        snprintf(e->reason, sizeof e->reason, "%s tensor that no module of %s's quant_method \"%.60s\" claims",
+                 pc_dtype_name(t->dtype), in->qconfig_source ? in->qconfig_source : "the config", qm);
+    } else {
+        snprintf(e->scheme, sizeof e->scheme, "unknown");
+        snprintf(e->reason, sizeof e->reason, "%s tensor (packed or low-precision storage) that no quantization module claims",
+                 pc_dtype_name(t->dtype));
+    }
+}
+
+static bool explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
+{
+    for (const pc_format *const *f = pc_formats; *f; f++) {
+        memset(e, 0, sizeof *e);
+        if ((*f)->explain && (*f)->explain(in, t, e)) return true;
+    }
+    memset(e, 0, sizeof *e);
+    if (plain_dtype(t)) return false;
+    explain_generic(in, t, e);
+    return true;
+}
+
+int pc_accounting_run(pc_input *in)
+{
+    pc_accounting_free(in);
+    pc_accounting *a = calloc(1, sizeof *a);
+    if (!a || ensure_claims(in)) { free(a); return -1; }
+    in->acct = a;
+    for (size_t i = 0; i < in->ntensors; i++) {
+        if (in->claimed_by[i]) { a->checked++; continue; }
+        pc_explain e;
+        if (!explain(in, &in->tensors[i], &e)) { a->plain++; continue; }
+        pc_unchecked *nl = realloc(a->list, (a->unchecked + 1) * sizeof *nl);
+        if (!nl) return -1;
+        a->list = nl;
+        a->list[a->unchecked++] = (pc_unchecked){&in->tensors[i], e};
+    }
+    return 0;
+}
+
+pc_tensor_class pc_tensor_class_of(const pc_input *in, size_t i)
+{
+    if (in->claimed_by && in->claimed_by[i]) return PC_TENSOR_CHECKED;
+    for (size_t k = 0; in->acct && k < in->acct->unchecked; k++)
+        if (in->acct->list[k].t == &in->tensors[i]) return PC_TENSOR_UNCHECKED;
+    return PC_TENSOR_PLAIN;
+}
+
+void pc_accounting_free(pc_input *in)
+{
+    if (in->acct) free(in->acct->list);
+    free(in->acct);
+    in->acct = NULL;
+}
