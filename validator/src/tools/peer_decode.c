@@ -56,11 +56,15 @@ static void *run(void *arg)
     else if (!strcmp(j->kernel, "q4_0-f32")) pc_q4_0_decode_fast(src, n * j->cols / 32, NULL, (float *)(void *)dst);
     else if (!strcmp(j->kernel, "awq-4")) pc_awq_unpack_fast(src, n, j->cols, dst);
     else if (!strcmp(j->kernel, "nvfp4-f32")) {
+        /* the module's path (the 4-bit stream kernel, then the dequant kernel) over 64-row chunks,
+         * so the codes stay in L2 while the f32 output streams out */
         const float *scales = (const float *)(const void *)(j->in + j->rows * irb) + j->r0 * (j->cols / 16);
-        static _Thread_local uint8_t codes[1 << 16];
-        for (size_t r = 0; r < n; r++) {
-            pc_stream_unpack_fast(src + r * irb, 4, j->cols, codes);
-            pc_nvfp4_dequant_fast(codes, 1, j->cols, scales + r * (j->cols / 16), (float *)(void *)(dst + r * orb));
+        static _Thread_local uint8_t codes[64 << 12];
+        size_t step = sizeof codes / j->cols;
+        for (size_t r = 0; r < n; r += step) {
+            size_t m = n - r < step ? n - r : step;
+            pc_stream_unpack_fast(src + r * irb, 4, m * j->cols, codes);
+            pc_nvfp4_dequant_fast(codes, m, j->cols, scales + r * (j->cols / 16), (float *)(void *)(dst + r * orb));
         }
     } else {
         bool legacy = !strncmp(j->kernel, "ct-legacy-", 10);
