@@ -20,4 +20,9 @@ typedef struct st_out_tensor {
 
 /* Write atomically: a temporary file beside `path`, renamed on success, removed on failure. */
 int st_write_file(const char *path, const st_out_tensor *t, size_t n);
+/* The same, producing each tensor's bytes only when its turn comes: a tensor whose data is NULL
+ * gets it from fill(ctx, i, &data) (non-zero: fail), valid until the next call. So a writer needs
+ * memory for one tensor at a time, not for the whole file. */
+typedef int (*st_fill_fn)(void *ctx, size_t i, const void **data);
+int st_write_stream(const char *path, const st_out_tensor *t, size_t n, st_fill_fn fill, void *ctx);
 #endif

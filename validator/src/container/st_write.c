@@ -61,7 +61,9 @@ static char *header_json(const st_out_tensor *t, size_t n)
     return b.s;
 }
 
-int st_write_file(const char *path, const st_out_tensor *t, size_t n)
+int st_write_file(const char *path, const st_out_tensor *t, size_t n) { return st_write_stream(path, t, n, NULL, NULL); }
+
+int st_write_stream(const char *path, const st_out_tensor *t, size_t n, st_fill_fn fill, void *ctx)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -77,8 +79,11 @@ int st_write_file(const char *path, const st_out_tensor *t, size_t n)
         pc_put_le64(len, padded);
         rc = fwrite(len, 1, 8, f) == 8 && fwrite(json, 1, jl, f) == jl ? 0 : -1;
         for (size_t i = jl; i < padded && !rc; i++) rc = fputc(' ', f) == ' ' ? 0 : -1;
-        for (size_t i = 0; i < n && !rc; i++)
-            rc = t[i].nbytes == 0 || fwrite(t[i].data, 1, t[i].nbytes, f) == t[i].nbytes ? 0 : -1;
+        for (size_t i = 0; i < n && !rc; i++) {
+            const void *data = t[i].data;
+            if (!data && t[i].nbytes && (!fill || fill(ctx, i, &data))) { rc = -1; break; }
+            rc = t[i].nbytes == 0 || fwrite(data, 1, t[i].nbytes, f) == t[i].nbytes ? 0 : -1;
+        }
         if (fclose(f)) rc = -1;
         if (!rc && rename(tmp, path)) rc = -1;
         if (rc) remove(tmp);
