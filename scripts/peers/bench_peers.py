@@ -218,12 +218,21 @@ def summary_line(t):
 # Whole-process tasks: wall seconds and peak RSS per run (wait4), interleaved.
 # ---------------------------------------------------------------------------------------------
 def run_proc(argv, env=None):
+    """Wall seconds, peak RSS (bytes) and exit code of one run. The peak comes from GNU time,
+    started from this process: a child spawned straight from here would have the driver's own
+    resident memory in its ru_maxrss (Linux keeps the pre-exec high-water mark)."""
+    rss = os.path.join(TMP_RSS[0], "rss.%d" % os.getpid())
     t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, ru = os.wait4(p.pid, 0)
+    rc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss] + argv, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL, env=env).returncode
     dt = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return dt, ru.ru_maxrss * 1024, p.returncode
+    with open(rss) as fh:
+        kb = int(fh.read().split()[-1])
+    os.unlink(rss)
+    return dt, kb * 1024, rc
+
+
+TMP_RSS = ["/tmp"]
 
 
 def proc_task(name, nbytes, contenders, reps, versions, extra, ok_codes=(0,)):
@@ -442,7 +451,8 @@ def write_md(path, doc):
     L += ["", "Versions: " + "; ".join("%s %s" % kv for kv in sorted(doc["versions"].items())), ""]
     for t in doc["tasks"]:
         if t.get("rows"):
-            L.append("- %s: " % t["task"] + "; ".join("%s %dt %.3f s, peak %.1f MB" % (r["name"], r["threads"], r["median_s"], r["peak_rss_mb"]) for r in t["rows"]))
+            L.append("- %s: " % t["task"] + "; ".join("%s %dt %.3f s%s" % (r["name"], r["threads"], r["median_s"],
+                     ", peak %.1f MB" % r["peak_rss_mb"] if "peak_rss_mb" in r else "") for r in t["rows"]))
     sc = doc.get("scaling")
     if sc:
         L += ["", "## Scaling (packcheck alone)", "", "| checkpoint | mode | median s | GB/s | peak RSS MB |", "|---|---|---|---|---|"]
@@ -478,6 +488,7 @@ def main():
     args = ap.parse_args()
     args.python = sys.executable
     os.makedirs(args.tmp, exist_ok=True)
+    TMP_RSS[0] = args.tmp
     ncpu = os.cpu_count()
     doc = {"machine": machine(), "load_start": "%.2f %.2f %.2f" % os.getloadavg(), "reps": args.reps, "tasks": []}
     workers = {"pc": Worker([os.path.join(args.build, "packcheck-peer-decode")]),

@@ -4,7 +4,8 @@ import math
 from xml.sax.saxutils import escape
 
 COLORS = {"packcheck": "#1b7837"}
-PALETTE = ["#2166ac", "#b2182b", "#e08214", "#762a83", "#8c510a", "#4d4d4d", "#35978f"]
+PALETTE = ["#2166ac", "#b2182b", "#e08214", "#762a83", "#8c510a", "#4d4d4d", "#35978f",
+           "#d6604d", "#4393c3", "#9970ab", "#bf812d", "#878787", "#80cdc1", "#f4a582", "#c51b7d"]
 
 
 def bars(task):
@@ -27,7 +28,7 @@ def write(path, doc):
     s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="10">' % (left + width + 40, H),
          '<rect width="100%" height="100%" fill="white"/>',
          '<text x="10" y="20" font-size="14" font-weight="bold">packcheck vs peers: throughput (GB/s, log scale; %s)</text>' % escape(doc["machine"]["date"]),
-         '<text x="10" y="38">%s, %d cores; medians of %d interleaved runs; 1t = one thread</text>' % (
+         '<text x="10" y="38">%s, %d cores; medians of %d interleaved runs; 1t = one thread (decode: CPU seconds), 2t+ = wall</text>' % (
              escape(doc["machine"]["cpu"][:60]), doc["machine"]["cores"], doc["reps"])]
     d = lo
     while d <= hi * 1.0001:
