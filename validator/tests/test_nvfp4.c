@@ -65,6 +65,28 @@ static void test_dequant_random(void)
     }
 }
 
+/* Outputs of 1 MiB and more take the streaming-store path when 32-byte aligned: same bits as the
+ * oracle, aligned (streamed) and 4 bytes off (plain stores), nothing written past the end. */
+static void test_dequant_large(void)
+{
+    size_t rows = 70, cols = 4096, n = rows * cols, g = n / 16;
+    uint8_t *codes = malloc(n);
+    float *s = malloc(g * sizeof *s), *a = malloc(n * sizeof *a), *b = aligned_alloc(64, (n + 16) * sizeof *b);
+    CHECK(codes && s && a && b, "allocation");
+    if (!codes || !s || !a || !b) return;
+    for (size_t i = 0; i < n; i++) codes[i] = (uint8_t)rnd();
+    for (size_t i = 0; i < g; i++) s[i] = 0.25f + (float)(rnd() % 64);
+    pc_nvfp4_dequant_ref(codes, rows, cols, s, a);
+    for (int shift = 0; shift < 2; shift++) {
+        memset(b, 0, (n + 16) * sizeof *b);
+        b[n + shift] = 42.0f;
+        pc_nvfp4_dequant_fast(codes, rows, cols, s, b + shift);
+        CHECK(!memcmp(a, b + shift, n * sizeof *a), "large dequant differs from the oracle (shift %d)", shift);
+        CHECK(b[n + shift] == 42.0f, "nothing past the large output (shift %d)", shift);
+    }
+    free(codes); free(s); free(a); free(b);
+}
+
 static void test_tolerance(void)
 {
     pc_tolerance t;
@@ -82,6 +104,7 @@ int main(void)
     test_table();
     test_nibble_order();
     test_dequant_random();
+    test_dequant_large();
     test_tolerance();
     return test_finish();
 }

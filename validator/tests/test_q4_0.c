@@ -64,9 +64,37 @@ static void property(void)
     free(src);
 }
 
+/* Outputs of 8 MiB and more take the streaming-store path (non-temporal, 32-byte-aligned
+ * destination only): the same bits as the oracle there too, with and without codes, aligned and
+ * not, and nothing written past the end. */
+static void large_outputs(void)
+{
+    size_t nb = ((size_t)8 << 20) / 128 + 7;
+    uint8_t *src = malloc(nb * 18), *rc = malloc(nb * 32), *fc = malloc(nb * 32);
+    float *rw = aligned_alloc(64, (nb * 32 + 16) * sizeof *rw), *fw = aligned_alloc(64, (nb * 32 + 16) * sizeof *fw);
+    CHECK(src && rc && fc && rw && fw, "allocation");
+    if (!src || !rc || !fc || !rw || !fw) return;
+    for (size_t i = 0; i < nb * 18; i++) src[i] = (uint8_t)rnd();
+    for (size_t b = 0; b < nb; b += 97) src[18 * b + 1] |= 0x7c; /* some inf / NaN scales */
+    for (int shift = 0; shift < 2; shift++) {   /* 0: aligned (streamed), 1: 4 bytes off (plain) */
+        for (int with_codes = 0; with_codes < 2; with_codes++) {
+            memset(rw, 0, (nb * 32 + 16) * sizeof *rw);
+            memset(fw, 0, (nb * 32 + 16) * sizeof *fw);
+            fw[nb * 32 + shift] = 42.0f;
+            pc_q4_0_decode_ref(src, nb, with_codes ? rc : NULL, rw + shift);
+            pc_q4_0_decode_fast(src, nb, with_codes ? fc : NULL, fw + shift);
+            CHECK(!memcmp(rw + shift, fw + shift, nb * 32 * sizeof *rw), "large f32 output (shift %d, codes %d)", shift, with_codes);
+            CHECK(!with_codes || !memcmp(rc, fc, nb * 32), "large codes output (shift %d)", shift);
+            CHECK(fw[nb * 32 + shift] == 42.0f, "nothing past the large output (shift %d)", shift);
+        }
+    }
+    free(src); free(rc); free(fc); free(rw); free(fw);
+}
+
 int main(void)
 {
     worked_vectors();
     property();
+    large_outputs();
     return test_finish();
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *USAGE = "packcheck bench [--json] [--samples N] [--sample-ms MS] [--size BYTES] [--only NAME] [--warmup-ms MS]";
+static const char *USAGE = "packcheck bench [--json] [--samples N] [--sample-ms MS] [--size BYTES] [--only NAME] [--warmup-ms MS] [--bursts K]";
 
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
@@ -33,8 +33,9 @@ int cmd_bench(int argc, char **argv)
                    "Each fast kernel is checked against the oracle first (exit 1 if one differs).\n"
                    "  --json          one JSON object: machine, build, kernels[] {name, fast_gbps, ref_gbps,\n"
                    "                  memcpy_gbps, fast_vs_memcpy, fast_vs_ref, ...}, sha256 {gbps, ...}\n"
-                   "  --samples N     alternated samples per contender (default 101)\n"
-                   "  --sample-ms MS  length of one sample (default 2)\n"
+                   "  --samples N     alternated samples per contender (default 41)\n"
+                   "  --sample-ms MS  length of one sample (default 10)\n"
+                   "  --bursts K      a sample is the fastest of K bursts of MS/K each (default 8)\n"
                    "  --size BYTES    output bytes per call (default 131072: L2-resident)\n"
                    "  --only NAME     entries whose name contains NAME (e.g. ct-dense, sha256)\n"
                    "  --warmup-ms MS  spin before timing so the clock ramps up (default 500)\n"
@@ -48,6 +49,9 @@ int cmd_bench(int argc, char **argv)
         } else if ((v = cli_value(argc, argv, &i, "--sample-ms"))) {
             if (parse_num(v, 0.01, 60000, &x)) return cli_usage(USAGE, "--sample-ms wants a positive number");
             o.sample_sec = x / 1000;
+        } else if ((v = cli_value(argc, argv, &i, "--bursts"))) {
+            if (parse_num(v, 1, 1000, &x)) return cli_usage(USAGE, "--bursts wants 1..1000");
+            o.bursts = (int)x;
         } else if ((v = cli_value(argc, argv, &i, "--size"))) {
             if (parse_num(v, 64, 1 << 30, &x)) return cli_usage(USAGE, "--size wants 64..1073741824 bytes");
             o.out_bytes = (size_t)x;

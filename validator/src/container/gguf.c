@@ -15,6 +15,7 @@
 
 #include "../core/arith.h"
 #include "../core/file.h"
+#include "../core/pagebuf.h"
 #include "../core/util.h"
 
 #include <stdio.h>
@@ -762,7 +763,7 @@ int gguf_read(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *ntensor
     bool failed_before = pc_family_failed(cx, "GGUF");
     EVAL(cx, k_header_rules);
     uint64_t n_tensors, n_kv;
-    g.win = malloc(GG_WINDOW);
+    g.win = pc_page_alloc(GG_WINDOW);
     if (!g.win) return -1;
     if (!read_fixed_header(&g, &n_tensors, &n_kv)) goto out;
     EVAL(cx, k_kv_rules);

@@ -3,6 +3,7 @@
 #include "input.h"
 
 #include "../core/file.h"
+#include "../core/pagebuf.h"
 #include "../core/util.h"
 #include "../core/scan.h"
 #include "link_policy.h"
@@ -47,7 +48,7 @@ int pc_tensor_read(const pc_tensor *t, uint64_t off, void *buf, size_t len)
 void *pc_tensor_load(const pc_tensor *t, uint64_t limit)
 {
     if (t->nbytes > limit || t->nbytes > SIZE_MAX - 1) return NULL;
-    void *p = malloc(t->nbytes ? (size_t)t->nbytes : 1);
+    void *p = pc_page_alloc((size_t)t->nbytes);
     if (p && pc_tensor_read(t, 0, p, (size_t)t->nbytes)) { free(p); return NULL; }
     return p;
 }

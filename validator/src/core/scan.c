@@ -3,6 +3,7 @@
 
 #include "file.h"
 #include "progress.h"
+#include "pagebuf.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -260,7 +261,7 @@ typedef struct pass {
 static void *worker(void *arg)
 {
     pass *ps = arg;
-    uint8_t *buf = malloc(PC_SCAN_WINDOW), *buf2 = ps->piped ? malloc(PC_SCAN_WINDOW) : NULL;
+    uint8_t *buf = pc_page_alloc(PC_SCAN_WINDOW), *buf2 = ps->piped ? pc_page_alloc(PC_SCAN_WINDOW) : NULL;
     for (;;) {
         size_t j = __atomic_fetch_add(&ps->next, 1, __ATOMIC_RELAXED);
         if (j >= ps->njobs) break;

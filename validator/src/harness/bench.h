@@ -12,6 +12,9 @@
 typedef struct pc_bench_opts {
     int samples;          /* alternated samples per contender (median taken); default 101 */
     double sample_sec;    /* target duration of one sample; default 0.002 s */
+    int bursts;           /* a sample is its fastest of this many back-to-back bursts of
+                           * sample_sec / bursts each (a burst the scheduler interrupted is
+                           * dropped inside the sample); default 1 = one timed run per sample */
     double warmup_sec;    /* spin before the first sample (clock ramp-up); default 0.5 s */
     size_t out_bytes;     /* output bytes per call (cache regime); default 128 KiB = L2 */
     const char *only;     /* run only entries whose name contains this (NULL: all) */

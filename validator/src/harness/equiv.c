@@ -7,6 +7,7 @@
  * CT-005 for the ModelOpt <-> compressed-tensors naming pair), stronger than any weight comparison. */
 #include "equiv.h"
 
+#include "../core/pagebuf.h"
 #include "../core/util.h"
 #include "../report/report.h"
 #include "logical.h"
@@ -207,7 +208,7 @@ static bool in_module(const pc_input *in, const char *name)
 
 static bool same_bytes(const pc_tensor *x, const pc_tensor *y, uint64_t *at, pc_ctx *cx)
 {
-    uint8_t *a = malloc(EQ_CHUNK), *b = malloc(EQ_CHUNK);
+    uint8_t *a = pc_page_alloc(EQ_CHUNK), *b = pc_page_alloc(EQ_CHUNK);
     bool same = true;
     if (!a || !b) { cx->oom = true; same = false; }
     for (uint64_t off = 0; same && off < x->nbytes; off += EQ_CHUNK) {

@@ -7,7 +7,21 @@
 
 #include "avx2_inline.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+
+/* f32 outputs of at least this many bytes (twice L2) are stored non-temporally when 32-byte
+ * aligned: they go to memory anyway, and streaming skips the read-for-ownership of every output
+ * line (PERFORMANCE.md 3.5: +45 % streaming to DRAM). The one-thread Q4_0 -> f32 rows of the
+ * peers benchmark ([4096, 4096] and larger) went from 6.7 to 11.1 GB/s with it. */
+#define PC_NT_MIN_BYTES ((size_t)1 << 20)
+
+static inline __attribute__((always_inline)) AVX2_FN void store_f32(float *p, __m256 v, bool nt)
+{
+    if (nt) _mm256_stream_ps(p, v);
+    else _mm256_storeu_ps(p, v);
+}
 
 /* ------------------------------------------------------------------------------------------------
  * AWQ GEMM: each row is N/8 whole words, so the tensor is one nibble stream; slot i of a word holds
@@ -188,10 +202,11 @@ static AVX2_FN void q4_0_codes_avx2(const uint8_t *src, size_t nblocks, uint8_t 
     if (i < nblocks) _mm256_storeu_si256((__m256i *)(codes + 32 * i), q4_block_codes(src + 18 * i));
 }
 
-AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+
+static inline __attribute__((always_inline)) AVX2_FN void q4_0_f32_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes,
+                                                                        float *weights, bool nt)
 {
     const __m256i eight = _mm256_set1_epi32(8), m15 = _mm256_set1_epi32(15);
-    if (!weights) { if (codes) q4_0_codes_avx2(src, nblocks, codes); return; }
     for (size_t i = 0; i < nblocks; i++) {
         const uint8_t *blk = src + 18 * i;
         if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * i), q4_block_codes(blk));
@@ -213,10 +228,20 @@ AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
             __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(blk + 2 + 8 * half)));
             __m256i lo = _mm256_sub_epi32(_mm256_and_si256(v, m15), eight);
             __m256i hi = _mm256_sub_epi32(_mm256_srli_epi32(v, 4), eight);
-            _mm256_storeu_ps(w + 8 * half, _mm256_mul_ps(_mm256_cvtepi32_ps(lo), d));
-            _mm256_storeu_ps(w + 16 + 8 * half, _mm256_mul_ps(_mm256_cvtepi32_ps(hi), d));
+            store_f32(w + 8 * half, _mm256_mul_ps(_mm256_cvtepi32_ps(lo), d), nt);
+            store_f32(w + 16 + 8 * half, _mm256_mul_ps(_mm256_cvtepi32_ps(hi), d), nt);
         }
     }
+    if (nt) _mm_sfence(); /* order the streamed lines before anyone reads the output */
+}
+
+AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (!weights) { if (codes) q4_0_codes_avx2(src, nblocks, codes); return; }
+    /* streaming stores need 32-byte-aligned destinations: blocks are 128 bytes of f32 */
+    bool nt = nblocks >= PC_NT_MIN_BYTES / 128 && ((uintptr_t)weights & 31) == 0;
+    if (nt) q4_0_f32_avx2(src, nblocks, codes, weights, true);
+    else q4_0_f32_avx2(src, nblocks, codes, weights, false);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -224,11 +249,11 @@ AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
  * vpermps table, the sign (bit 3) is XORed into the float, then one multiply (one rounding).
  * --------------------------------------------------------------------------------------------- */
 
-AVX2_FN void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
+static inline __attribute__((always_inline)) AVX2_FN void nvfp4_f32_avx2(const uint8_t *codes, size_t groups,
+                                                                         const float *group_scale, float *out, bool nt)
 {
     const __m256 table = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
     const __m256i sign = _mm256_set1_epi32(8);
-    size_t groups = rows * (cols / 16);
     for (size_t g = 0; g < groups; g++) {
         __m256 s = _mm256_broadcast_ss(group_scale + g);
         __m128i c16 = _mm_loadu_si128((const __m128i *)(codes + 16 * g));
@@ -236,9 +261,17 @@ AVX2_FN void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t col
             __m256i c = _mm256_cvtepu8_epi32(h ? _mm_srli_si128(c16, 8) : c16);
             __m256 mag = _mm256_permutevar8x32_ps(table, c); /* uses bits 0-2 */
             __m256 v = _mm256_xor_ps(mag, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(c, sign), 28)));
-            _mm256_storeu_ps(out + 16 * g + 8 * h, _mm256_mul_ps(v, s));
+            store_f32(out + 16 * g + 8 * h, _mm256_mul_ps(v, s), nt);
         }
     }
+    if (nt) _mm_sfence();
+}
+
+AVX2_FN void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
+{
+    size_t groups = rows * (cols / 16); /* a group is 64 bytes of f32 */
+    if (groups >= PC_NT_MIN_BYTES / 64 && ((uintptr_t)out & 31) == 0) nvfp4_f32_avx2(codes, groups, group_scale, out, true);
+    else nvfp4_f32_avx2(codes, groups, group_scale, out, false);
 }
 
 #endif /* PC_HAVE_X86_KERNELS */

@@ -1,0 +1,84 @@
+#!/bin/sh
+# The peers benchmark (issue 18): packcheck side by side with ggml, gguf-py, compressed-tensors,
+# AutoAWQ, openssl, sha256sum, cat and safetensors (py and crate) on the same inputs. Writes
+# reports/bench-peers.{json,md,svg}. A benchmark, never run in CI; the peers live in their own
+# cached venvs and build folders (PEERS_CACHE, PEERS_VENV*), built once and reused.
+#   scripts/bench-peers.sh [bench_peers.py options, e.g. --reps 7 --skip scaling]
+# Environment:
+#   PEERS_CACHE     build folders (ggml, the safetensors crate, the ggml worker); /work/cache by default
+#   PEERS_VENV      venv with torch, compressed-tensors >= 0.18, gguf, safetensors, numpy, autoawq
+#   PEERS_VENV017   venv with compressed-tensors 0.17.1 (the ct-legacy layout's last release)
+#   PEERS_BASE_VENV an existing venv whose site-packages the two venvs may reuse (a .pth file)
+#                   instead of installing torch again (the generators' /work/venvs/ct)
+#   PEERS_TMP       scratch for inputs (several GB at the default sizes; deleted as it goes)
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${PEERS_CACHE:-/work/cache}
+VENV=${PEERS_VENV:-/work/venvs/peers}
+VENV017=${PEERS_VENV017:-/work/venvs/peers-ct017}
+BASE=${PEERS_BASE_VENV:-/work/venvs/ct}
+TMP=${PEERS_TMP:-/tmp/pc-peers}
+LLAMA_CPP_PY=0.3.36   # ggml as vendored in llama-cpp-python's sdist
+[ "${CI:-}" = true ] && { echo "bench-peers: a benchmark, not run in CI" >&2; exit 0; }
+
+# packcheck itself (Release with debug info, as shipped)
+[ -x "$ROOT/build/packcheck-peer-decode" ] || {
+    nice -n 10 cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    nice -n 10 cmake --build "$ROOT/build" -j2 >/dev/null
+}
+
+# A venv: reuse BASE's packages through a .pth when it exists, else install the pins.
+mkvenv() { # dir, packages installed on top without dependencies
+    dir=$1; shift
+    [ -x "$dir/bin/python" ] && return 0
+    python3 -m venv "$dir"
+    if [ -x "$BASE/bin/python" ]; then
+        "$BASE/bin/python" -c 'import site; print(site.getsitepackages()[0])' > "$("$dir/bin/python" -c 'import site; print(site.getsitepackages()[0])')/base.pth"
+    else
+        "$dir/bin/pip" install -q compressed-tensors==0.20.1 torch==2.15.0 safetensors==0.8.0 gguf==0.19.0 numpy==2.4.6
+    fi
+    "$dir/bin/pip" install -q --no-deps "$@"
+}
+mkvenv "$VENV" autoawq==0.2.9
+mkvenv "$VENV017" compressed-tensors==0.17.1 psutil==7.2.2
+
+# ggml's CPU library, shared between engineers: the first takes the lock, the others wait for DONE.
+GGML=$CACHE/ggml
+if [ ! -e "$GGML/DONE" ]; then
+    if mkdir "$CACHE/ggml.lock" 2>/dev/null; then
+        SRC=$CACHE/src/llama_cpp_python-$LLAMA_CPP_PY
+        [ -d "$SRC" ] || (cd "$CACHE/src" 2>/dev/null || mkdir -p "$CACHE/src" && cd "$CACHE/src" &&
+            "$VENV/bin/pip" download -q --no-binary :all: --no-deps llama-cpp-python==$LLAMA_CPP_PY -d . &&
+            tar xzf llama_cpp_python-$LLAMA_CPP_PY.tar.gz)
+        G=$SRC/vendor/llama.cpp/ggml
+        [ -e "$G/ggml.pc.in" ] || : > "$G/ggml.pc.in"   # the sdist lacks this unused template
+        nice -n 10 cmake -S "$G" -B "$GGML/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+            -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF -DGGML_OPENMP=OFF -DGGML_NATIVE=OFF \
+            -DCMAKE_INSTALL_PREFIX="$GGML/install" >/dev/null
+        nice -n 10 cmake --build "$GGML/build" -j2 >/dev/null
+        cmake --install "$GGML/build" >/dev/null
+        echo "$LLAMA_CPP_PY" > "$GGML/LLAMA_CPP_PYTHON_VERSION"
+        touch "$GGML/DONE"
+    else
+        echo "bench-peers: waiting for another build of ggml ($GGML/DONE)" >&2
+        while [ ! -e "$GGML/DONE" ]; do sleep 10; done
+    fi
+fi
+mkdir -p "$CACHE/pc-peers"
+GW=$CACHE/pc-peers/ggml_worker
+[ "$GW" -nt "$ROOT/scripts/peers/ggml_worker.c" ] ||
+    cc -O2 -I"$GGML/install/include" "$ROOT/scripts/peers/ggml_worker.c" -L"$GGML/install/lib" \
+        -Wl,-rpath,"$GGML/install/lib" -lggml-base -lpthread -o "$GW"
+
+# The safetensors crate's header pass.
+ST=$CACHE/pc-peers/st-crate/release/st-header-peer
+[ -x "$ST" ] || (cd "$ROOT/scripts/peers/st-crate" && CARGO_TARGET_DIR=$CACHE/pc-peers/st-crate nice -n 10 cargo build -q --release -j1)
+
+so=$(ls "$GGML/install/lib/" | sed -n 's/^libggml-base\.so\.\([0-9]*\.[0-9]*\.[0-9]*\)$/\1/p')
+lcp=$(cat "$GGML/LLAMA_CPP_PYTHON_VERSION" 2>/dev/null || sed -n 's/^llama-cpp-python \([^ ]*\).*/\1/p' "$GGML/VERSION" 2>/dev/null)
+export GGML_VERSION="libggml-base $so (llama-cpp-python ${lcp:-?} sdist)"
+export ST_CRATE_VERSION="$(grep -A1 'name = "safetensors"' "$ROOT/scripts/peers/st-crate/Cargo.lock" 2>/dev/null | sed -n 's/version = "\(.*\)"/\1/p')"
+mkdir -p "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+nice -n 10 "$VENV/bin/python" "$ROOT/scripts/peers/bench_peers.py" --build "$ROOT/build" --tmp "$TMP" \
+    --ggml-worker "$GW" --py017 "$VENV017/bin/python" --st-crate "$ST" "$@"

@@ -1,0 +1,61 @@
+/* ggml's side of scripts/bench-peers.sh: the same line protocol as packcheck-peer-decode
+ * (KERNEL INPUT ROWS COLS THREADS [OUT] -> wall and CPU seconds), decoding with ggml's own type traits
+ * (ggml_get_type_traits(type)->to_float, which is dequantize_row_<type> in ggml-quants.c), one
+ * call per row as llama.cpp's get_rows/dup paths call it, rows split over THREADS threads.
+ * Built by bench-peers.sh against the ggml CPU library; not part of packcheck. */
+#define _POSIX_C_SOURCE 200809L
+#include <ggml.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct job { ggml_to_float_t f; const uint8_t *in; float *out; size_t rb, cols, r0, r1; } job;
+
+static void *run(void *a)
+{
+    job *j = a;
+    for (size_t r = j->r0; r < j->r1; r++) j->f(j->in + r * j->rb, j->out + r * j->cols, (int64_t)j->cols);
+    return NULL;
+}
+
+static double clk(clockid_t id) { struct timespec t; clock_gettime(id, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+
+int main(void)
+{
+    char line[8192], kernel[32], path[4096], opath[4096], cached[4096] = "";
+    uint8_t *in = NULL;
+    float *out = NULL;
+    size_t cap = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        size_t rows, cols, threads;
+        opath[0] = 0;
+        if (sscanf(line, "%31s %4095s %zu %zu %zu %4095s", kernel, path, &rows, &cols, &threads, opath) < 5 ||
+            strcmp(kernel, "q4_0-f32") || threads < 1 || threads > 64) { puts("error"); fflush(stdout); continue; }
+        enum ggml_type type = GGML_TYPE_Q4_0;
+        size_t rb = ggml_row_size(type, (int64_t)cols);
+        if (strcmp(cached, path)) {
+            FILE *f = fopen(path, "rb");
+            free(in);
+            in = malloc(rows * rb);
+            if (!f || !in || fread(in, 1, rows * rb, f) != rows * rb) { puts("error"); fflush(stdout); if (f) fclose(f); cached[0] = 0; continue; }
+            fclose(f);
+            snprintf(cached, sizeof cached, "%s", path);
+        }
+        if (rows * cols > cap) { free(out); cap = rows * cols; out = malloc(cap * 4); memset(out, 0, cap * 4); }
+        job jobs[64];
+        pthread_t tid[64];
+        for (size_t t = 0; t < threads; t++)
+            jobs[t] = (job){ggml_get_type_traits(type)->to_float, in, out, rb, cols, rows * t / threads, rows * (t + 1) / threads};
+        double t0 = clk(CLOCK_MONOTONIC), c0 = clk(CLOCK_PROCESS_CPUTIME_ID);
+        for (size_t t = 1; t < threads; t++) pthread_create(&tid[t], NULL, run, &jobs[t]);
+        run(&jobs[0]);
+        for (size_t t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+        double dt = clk(CLOCK_MONOTONIC) - t0, dc = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        if (opath[0]) { FILE *f = fopen(opath, "wb"); if (f) { fwrite(out, 4, rows * cols, f); fclose(f); } }
+        printf("%.9f %.9f\n", dt, dc);
+        fflush(stdout);
+    }
+    return 0;
+}

@@ -1,0 +1,40 @@
+# Memory bound of the streaming pass (issue 18, scaling rows), checked without timing anything:
+# peak resident memory of `validate --hash` (which reads and hashes every byte) on sparse
+# checkpoints of 64 MiB and 1 GiB stays under 64 MiB, and grows by less than 8 MiB between them
+# (windows per worker, not the file size). The files are holes: nothing is written to disk.
+PC=$1 SRC=$2 BIN=$3 TMP=$(mktemp -d)
+. "$SRC/validator/tests/cli/lib.inc"
+RSS=$BIN/pc_peak_rss
+
+# DIR NSHARDS BYTES_PER_TENSOR: shards holding one F16 tensor each, data left as a hole.
+sparse_ckpt() {
+    mkdir -p "$1"
+    for s in $(seq 1 "$2"); do
+        f="$1/model-0000$s-of-0000$2.safetensors"
+        hdr=$(printf '{"w%d":{"dtype":"F16","shape":[%d],"data_offsets":[0,%d]}}' "$s" $(($3 / 2)) "$3")
+        while [ $((${#hdr} % 8)) != 0 ]; do hdr="$hdr "; done
+        n=${#hdr}
+        # 8-byte little-endian header length, then the header, then a hole
+        printf "$(printf '\\%03o\\%03o\\%03o\\000\\000\\000\\000\\000' $((n % 256)) $((n / 256 % 256)) $((n / 65536)))" > "$f"
+        printf '%s' "$hdr" >> "$f"
+        truncate -s $((8 + n + $3)) "$f"
+    done
+}
+sparse_ckpt "$TMP/small" 2 $((32 << 20))
+sparse_ckpt "$TMP/big" 2 $((512 << 20))
+for d in small big; do
+    expect_rc 0 "validate --hash, $d sparse checkpoint" -- env PACKCHECK_THREADS=2 "$RSS" "$PC" validate --hash --quiet "$TMP/$d"
+    eval "kb_$d=\$(tail -1 \"\$TMP/out\")"
+    expect_rc 0 "validate, $d sparse checkpoint" -- env PACKCHECK_THREADS=2 "$RSS" "$PC" validate --quiet "$TMP/$d"
+done
+# the digests match sha256sum's (every byte of the holes was read)
+expect_rc 0 "validate --hash prints digests" -- "$PC" validate --hash "$TMP/small"
+for f in "$TMP"/small/*.safetensors; do
+    expect_grep "sha256 $(sha256sum "$f" | cut -d' ' -f1)  $f" "$TMP/out" "digest of $(basename "$f")"
+done
+checks=$((checks + 2))
+echo "peak RSS: 64 MiB checkpoint ${kb_small} KiB, 1 GiB checkpoint ${kb_big} KiB"
+if [ "${kb_big:-999999}" -gt $((64 * 1024)) ]; then echo "FAIL: peak RSS ${kb_big} KiB over 64 MiB"; fails=$((fails + 1)); fi
+if [ $((${kb_big:-999999} - ${kb_small:-0})) -gt $((8 * 1024)) ]; then echo "FAIL: peak RSS grew with the file: ${kb_small} -> ${kb_big} KiB"; fails=$((fails + 1)); fi
+rm -rf "$TMP"
+finish
