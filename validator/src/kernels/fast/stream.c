@@ -109,4 +109,6 @@ const pc_kernel_set pc_kernels_scalar = {
     .awq = pc_awq_unpack_scalar,
     .q4_0 = pc_q4_0_decode_scalar,
     .nvfp4_dequant = pc_nvfp4_dequant_scalar,
+    .fp8_run = pc_fp8_run_scalar,
+    .int8_run = pc_int8_run_scalar,
 };
