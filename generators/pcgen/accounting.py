@@ -12,7 +12,8 @@ import struct
 # The parts of a pinned module M: M.<part> (GGUF: M.weight or M itself).
 MODULE_PARTS = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape",
                 "weight_global_scale", "input_global_scale", "weight", "weight_scale_2", "input_scale",
-                "qweight", "qzeros", "scales", "g_idx"}
+                "qweight", "qzeros", "scales", "g_idx",
+                "weight_scale_inv", "input_zero_point"}
 PLAIN_ST = {"F16", "BF16", "F32", "F64", "BOOL", "I64"}
 PLAIN_GGUF = {0, 1, 30, 28, 24, 25, 26, 27}  # F32 F16 BF16 F64 I8 I16 I32 I64
 
