@@ -287,6 +287,7 @@ static bool check_input_scale(const pc_input *in, const char *prefix, bool neede
                   "static input activations but %s.input_scale is %s", prefix, is ? "not a float tensor" : "missing");
         return false;
     }
+    if (is && pc_scan_floats_finite((pc_input *)in, cx, is, "FP8-008", true)) { cx->oom = true; return false; }
     return true;
 }
 
