@@ -88,6 +88,9 @@ def tensor_accounting(case_dir, input_rel, modules):
             else:
                 m, _, part = name.rpartition(".")
                 checked = m in mods and part in MODULE_PARTS
+                # gpt-oss MXFP4: module P is made of P_blocks and P_scales
+                if not checked and name[-7:] in ("_blocks", "_scales") and name[:-7] in mods:
+                    m, part, checked = name[:-7], name[-6:], True
             plain = (ggml in PLAIN_GGUF) if gguf else (dtype in PLAIN_ST)
             rows.append((m, part, "checked" if checked else "plain" if plain else "unchecked"))
     quantized = {m for m, part, c in rows if c == "unchecked" and part == "weight"}

@@ -8,11 +8,12 @@ extern const pc_format pc_format_awq;
 extern const pc_format pc_format_q4_0;
 extern const pc_format pc_format_logical_view;
 extern const pc_format pc_format_fp8;
+extern const pc_format pc_format_mxfp4;
 /* Recognise-only entries (explain() alone): schemes named in reports but not decoded yet. */
 extern const pc_format pc_format_known_fp8_int8_mxfp4;
 extern const pc_format pc_format_known_mlx_bnb;
 
 const pc_format *const pc_formats[] = {
-    &pc_format_ct, &pc_format_nvfp4, &pc_format_gptq, &pc_format_awq, &pc_format_q4_0, &pc_format_logical_view, &pc_format_fp8,
+    &pc_format_ct, &pc_format_nvfp4, &pc_format_gptq, &pc_format_awq, &pc_format_q4_0, &pc_format_logical_view, &pc_format_fp8, &pc_format_mxfp4,
     &pc_format_known_fp8_int8_mxfp4, &pc_format_known_mlx_bnb, NULL,
 };
