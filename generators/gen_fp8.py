@@ -271,8 +271,47 @@ def _generate(out):
     out.case(FAMILY, "deepseek-fp8-block", verdict="pass", layout="fp8-deepseek", rules=FP8_RULES, modules=ds_pins,
              files={"model.safetensors": st_bytes(ds_t), "config.json": DS_CONFIG}, source=ds_src + ". "
              "q_proj 260x400 (grid [3, 4]), down_proj 1000x300 (grid [8, 3]), up_proj 128x256 (exact blocks)")
+    equiv_pairs(out, ds_src, ct_src)
     # The negatives start from q_proj alone (grid [3, 4]), keeping the corpus small.
     negatives(out, bases, ds_checkpoint(DS_MODS[:1])[0], ds_src, ct_src)
+
+
+def equiv_pairs(out, ds_src, ct_src):
+    """The same bf16 weights as DeepSeek-native fp8 (source) and as compressed-tensors FP8_BLOCK with
+    float32 scales (target): both compute s = amax / 448 per zero-padded block and cast w / s to
+    float8_e4m3fn, so `packcheck equiv` must find them equal. Then a row-permuting converter that
+    swaps q_proj's first two 128-row blocks of the weight but not its scale rows (sgl-project/sglang
+    PR #35703): the codes move, so the pair differs."""
+    import torch
+    from compressed_tensors.quantization import QuantizationScheme
+    from compressed_tensors.quantization.quant_scheme import FP8_BLOCK
+    mods = DS_MODS[:1]
+    ds_t, ds_pins = ds_checkpoint(mods)
+    src_files = {"source/model.safetensors": st_bytes(ds_t), "source/config.json": DS_CONFIG}
+    ct_t = {}
+    scheme = QuantizationScheme(targets=["Linear"], **copy.deepcopy(FP8_BLOCK))
+    from compressed_tensors.compressors.naive_quantized.base import FloatQuantizationCompressor as comp
+    for name, shape, seed in mods:
+        t, _, _ = ct_module(name, shape, seed, scheme, comp, torch.float32)
+        ct_t.update(t)
+    ct_t["model.norm.weight"] = ds_t["model.norm.weight"]
+    cfg = ct_config({"group_0": scheme}, "float-quantized")
+    what = ct_src.format(preset="FP8_BLOCK", comp="FloatQuantizationCompressor", fmt="float-quantized")
+    Q = mods[0][0]
+
+    def pair(name, target, verdict, rule, note):
+        files = dict(src_files)
+        files.update({"target/model.safetensors": st_bytes(target), "target/config.json": cfg})
+        out.case(FAMILY, name, verdict="pass", layout="fp8-deepseek", input="source", files=files, modules=ds_pins,
+                 rules=FP8_RULES, source=f"source: {ds_src}; target: {what} (float32 scales) over the same bf16 weights. {note}",
+                 extra={"equiv": {"source": "source", "target": "target", "verdict": verdict, "rule": rule}})
+
+    pair("equiv-deepseek-vs-ct-block", ct_t, "equal", None, "The two layouts of one quantized model")
+    perm = dict(ct_t)
+    w = ct_t[f"{Q}.weight"]
+    perm[f"{Q}.weight"] = torch.cat([w[128:256], w[:128], w[256:]]).contiguous()
+    pair("equiv-ct-rows-permuted-scales-kept", perm, "differ", "EQ-002",
+         "target: q_proj.weight rows 0-127 and 128-255 swapped, weight_scale rows left in place")
 
 
 def negatives(out, bases, ds_t, ds_src, ct_src):
