@@ -16,6 +16,7 @@
  * Weights: f32(e4m3(x)) * f32(s), or f32(q - zp) * f32(s), s = scale[n // bh, k // bw].
  * The compressed-tensors config is read with ct_config.c (the library's pydantic rules, CFG-02x). */
 #include "ct.h"
+#include "fp8.h"
 
 #include "../core/arith.h"
 #include "../core/scan.h"
@@ -34,7 +35,6 @@
 extern const pc_format pc_format_fp8;
 extern const pc_format pc_format_ct;
 
-enum f8_kind { F8_DEEPSEEK = 0, F8_CT_FLOAT = 1, F8_CT_INT = 2 };
 static const char *const k_layout[3] = {"fp8-deepseek", "ct-fp8", "ct-int8"};
 
 /* How one module's scale grid maps onto its [N, K] weight. */
@@ -44,11 +44,6 @@ typedef struct f8_grid {
     bool tensor;               /* one scale: [1] or 0-dim */
 } f8_grid;
 
-typedef struct f8_module {
-    enum f8_kind kind;
-    const pc_tensor *w, *scale, *zp;
-    uint64_t rows, cols, bh, bw, gr, gc;
-} f8_module;
 
 static const char *const k_parts[] = {"weight", "weight_scale", "weight_scale_inv", "weight_zero_point",
                                       "input_scale", "input_zero_point", NULL};
