@@ -84,7 +84,7 @@ static inline pc_unpack_fn pc_wordalign_fn(pc_impl impl) { return impl == PC_IMP
  *   fp8:  out = f32(e4m3(w)) * scale             (e4m3 is exact in f32: one rounding)
  *   int8: out = f32((int8)w - zp) * scale        (zp = zero[same index], 0 when zero is NULL)
  * bh, bw >= 1. The oracle decodes the fields literally; the fast path moves the 7 magnitude bits
- * into f32 position and multiplies by 2^120 (exact for normals and subnormals alike). */
+ * into f32 position and rebiases the exponent (subnormal bytes from the integer mantissa). */
 void pc_fp8_dequant_ref(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale, float *out);
 void pc_fp8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale, float *out);
 void pc_int8_dequant_ref(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale,

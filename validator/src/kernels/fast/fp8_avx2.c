@@ -1,21 +1,24 @@
 /* FP8 E4M3 / INT8 runs, AVX2 (kernels.h; the scalar runs and the grid walk are in fast/fp8.c).
- * E4M3: eight bytes widened to 32-bit lanes, magnitude << 20 and sign << 24 form the f32 bits,
- * one exact multiply by 2^120, NaN lanes (magnitude 0x7F) blended in, then one multiply by the
- * scale. INT8: sign-extend, subtract the zero point, convert (exact), multiply. */
+ * E4M3: eight bytes widened to 32-bit lanes; normal lanes are magnitude << 20 plus 120 << 23 (the
+ * f32 bits of the same value), subnormal lanes (magnitude < 8) m * 2^-9 from the integer, NaN lanes
+ * (magnitude 0x7F) blended in, the sign ORed on, then one multiply by the scale. INT8: sign-extend, subtract the zero point, convert (exact), multiply. */
 #include "kernel_set.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "avx2_inline.h"
+
+#include <math.h>
 
 static inline AVX2_FN __m256 e4m3_8(const uint8_t *p, __m256 s)
 {
     const __m256i m7f = _mm256_set1_epi32(0x7F), m80 = _mm256_set1_epi32(0x80);
     __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
     __m256i mag = _mm256_and_si256(v, m7f), sign = _mm256_slli_epi32(_mm256_and_si256(v, m80), 24);
-    __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_slli_epi32(mag, 20), sign)), _mm256_set1_ps(0x1p120f));
-    __m256 nan = _mm256_castsi256_ps(_mm256_or_si256(sign, _mm256_set1_epi32(0x7FC00000)));
-    f = _mm256_blendv_ps(f, nan, _mm256_castsi256_ps(_mm256_cmpeq_epi32(mag, m7f)));
-    return _mm256_mul_ps(f, s);
+    __m256 normal = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_slli_epi32(mag, 20), _mm256_set1_epi32(120 << 23)));
+    __m256 sub = _mm256_mul_ps(_mm256_cvtepi32_ps(mag), _mm256_set1_ps(0x1p-9f));
+    __m256 f = _mm256_blendv_ps(normal, sub, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(8), mag)));
+    f = _mm256_blendv_ps(f, _mm256_set1_ps(NAN), _mm256_castsi256_ps(_mm256_cmpeq_epi32(mag, m7f)));
+    return _mm256_mul_ps(_mm256_or_ps(f, _mm256_castsi256_ps(sign)), s);
 }
 
 AVX2_FN void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out)
