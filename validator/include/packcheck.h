@@ -182,6 +182,10 @@ void *pc_tensor_load(const pc_tensor *t, uint64_t limit);
 
 typedef enum { PC_IMPL_REF = 0, PC_IMPL_FAST = 1 } pc_impl;
 
+/* A module's logical view may hold at most this many elements (5 bytes each in memory): formats
+ * refuse larger modules with their LIMIT rule (GPTQ-014, AWQ-010). */
+#define PC_LOGICAL_MAX_ELEMS (1ull << 30)
+
 /* One quantized weight, ready to decode into the logical view (CONTRACT section 3). */
 typedef struct pc_module {
     char *prefix;                 /* M: tensor names share it */
@@ -215,6 +219,11 @@ typedef struct pc_format {
      * this format recognises it as part of a quantization scheme (decoded or not) and say which,
      * so the report names it (`unchecked`) instead of passing it as plain. */
     bool (*explain)(const pc_input *in, const pc_tensor *t, pc_explain *out);
+    /* Optional, for `packcheck equiv` (CONTRACT 7 step 2): is (source, target) a converted pair
+     * whose byte-level contract this format knows? Then *default_ulp is the f32 tolerance the pair
+     * gets without --tolerance (0: exact), and pair_check reports the contract's rules into cx. */
+    bool (*pair_detect)(const pc_input *source, const pc_input *target, unsigned *default_ulp);
+    void (*pair_check)(const pc_input *source, const pc_input *target, pc_ctx *cx);
 } pc_format;
 
 extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/formats.c */

@@ -234,7 +234,7 @@ static const st_case k_cases[] = {
     {"tab padding", "{" T4 "}\t\t", 0, 4, REAL_LEN, "ST-007", NULL},
     {"space padding", "{" T4 "}   ", 0, 4, REAL_LEN, NULL, NULL},
     {"leading space", " {" T4 "}", 0, 4, REAL_LEN, "ST-008", NULL},
-    {"metadata null", "{\"__metadata__\":null," T4 "}", 0, 4, REAL_LEN, "ST-009", NULL},
+    {"metadata null", "{\"__metadata__\":null," T4 "}", 0, 4, REAL_LEN, "ST-035", NULL},
     {"metadata int", "{\"__metadata__\":{\"a\":1}," T4 "}", 0, 4, REAL_LEN, "ST-009", "ST-009"},
     {"metadata array", "{\"__metadata__\":[]," T4 "}", 0, 4, REAL_LEN, "ST-009", "ST-009"},
     {"metadata twice", "{\"__metadata__\":{},\"__metadata__\":{}}", 0, 0, REAL_LEN, "ST-009", "ST-009"},

@@ -7,14 +7,17 @@
 #include "../core/util.h"
 #include "../report/report.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--name NAME]\n"
-    "                         [--workdir DIR] [--report FMT:PATH]...\n"
+    "                         [--workdir DIR] [--corpus-digest HEX] [--reader-user USER] [--eval-timeout S] [--report FMT:PATH]...\n"
     "       packcheck certify --combine REPORT.json... [--report FMT:PATH]...\n"
     "       packcheck certify --render REPORT.json [--report FMT:PATH]...";
 
@@ -40,10 +43,17 @@ static void help(void)
            "--profile P          whose expectations apply (default strict): cases marked with the other profile are\n"
            "                     skipped, and under compat so are rejects by a rule compat does not enforce;\n"
            "                     {profile} in the template becomes strict or compat\n"
+           "--corpus-digest HEX  refuse (exit 2) a corpus whose MANIFEST.sha256 has another sha256 (pin it in CI)\n"
+           "--reader-user USER   as root, run readers as USER (default nobody; root keeps root): a reader can then\n"
+           "                     neither signal certify nor write the corpus or the reports\n"
+           "--eval-timeout S     bound on judging one case's output (default 60)\n"
            "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
            "                     kill matrix, pruned case x reader matrix)\n"
            "--render R.json      write the other report formats of a saved certify JSON report\n\n"
-           "Exit 0 certified, 1 not certified, 2 harness error (usage, corpus pins broken, unreadable files).\n",
+           "Each reader gets a private read-only copy of its case (never the corpus folder, never expect.json);\n"
+           "a copy it changed is the outcome tampered, which fails the run. Progress goes to stderr.\n\n"
+           "Exit 0 certified (or a clean --only run: verdict PARTIAL, not a certificate), 1 not certified,\n"
+           "2 harness error (usage, corpus pins broken, unreadable files, no case run).\n",
            USAGE);
 }
 
@@ -86,6 +96,56 @@ out:
     return rc;
 }
 
+/* Reports are found writable before the readers run, not after. */
+static int reports_writable(const cli_reports *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        if (!strcmp(r->path[i], "-")) continue; /* stdout */
+        char *dir = pc_dirname(r->path[i]);
+        bool ok = dir && access(dir, W_OK | X_OK) == 0;
+        free(dir);
+        if (!ok) { fprintf(stderr, "packcheck: cannot write the %s report %s: its folder is not writable\n", r->fmt[i], r->path[i]); return -1; }
+    }
+    return 0;
+}
+
+/* A report appears whole or not at all: written to a temporary file beside it, fsync-ed, renamed.
+ * (A minimal helper of certify's own; the shared core/atomic_file.c of issue 12 item 8 replaces it.) */
+static int write_atomic(const char *path, const char *text)
+{
+    char *tmp = pc_asprintf("%s.tmp-XXXXXX", path);
+    int fd = tmp ? mkstemp(tmp) : -1;
+    if (fd < 0) { free(tmp); return -1; }
+    size_t n = strlen(text);
+    int rc = 0;
+    for (size_t off = 0; off < n && !rc;) {
+        ssize_t k = write(fd, text + off, n - off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) rc = -1; else off += (size_t)k;
+    }
+    if (!rc && write(fd, "\n", 1) != 1) rc = -1;
+    if (!rc && fchmod(fd, 0644)) rc = -1;
+    if (!rc && fsync(fd)) rc = -1;
+    if (close(fd)) rc = -1;
+    if (!rc && rename(tmp, path)) rc = -1;
+    if (rc) unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+static int reports_write_atomic(const cli_reports *r, const cJSON *doc)
+{
+    int rc = 0;
+    for (int i = 0; i < r->n; i++) {
+        const char *f = r->fmt[i];
+        if (!strcmp(r->path[i], "-")) { rc |= pc_report_write(doc, f, "-") ? -1 : 0; continue; }
+        char *text = !strcmp(f, "json") ? cJSON_Print(doc) : !strcmp(f, "junit") ? pc_report_junit(doc) : !strcmp(f, "md") ? pc_report_markdown(doc) : pc_report_html(doc);
+        if (!text || write_atomic(r->path[i], text)) { fprintf(stderr, "packcheck: cannot write %s report to %s\n", f, r->path[i]); rc = -1; }
+        free(text);
+    }
+    return rc;
+}
+
 static int parse_number(const char *s, double lo, double hi, double *out)
 {
     char *end;
@@ -97,7 +157,7 @@ static int parse_number(const char *s, double lo, double hi, double *out)
 
 int cmd_certify(int argc, char **argv)
 {
-    pc_certify_opts o = {.corpus = PC_DEFAULT_CORPUS, .timeout_s = 10, .jobs = 2, .log = stdout};
+    pc_certify_opts o = {.corpus = PC_DEFAULT_CORPUS, .timeout_s = 10, .jobs = 2, .log = stdout, .progress = stderr, .eval_timeout_s = 60};
     cli_reports reps = {0};
     int rc = PC_EXIT_ERROR;
     const char *v;
@@ -114,6 +174,14 @@ int cmd_certify(int argc, char **argv)
             o.profile = v;
         }
         else if ((v = cli_value(argc, argv, &i, "--workdir"))) o.workdir = v;
+        else if ((v = cli_value(argc, argv, &i, "--corpus-digest"))) {
+            if (strlen(v) != 64 || strspn(v, "0123456789abcdefABCDEF") != 64) { rc = cli_usage(USAGE, "--corpus-digest wants 64 hex digits (sha256 of MANIFEST.sha256)"); goto out; }
+            o.corpus_digest = v;
+        } else if ((v = cli_value(argc, argv, &i, "--reader-user"))) o.reader_user = v;
+        else if ((v = cli_value(argc, argv, &i, "--eval-timeout"))) {
+            if (parse_number(v, 0.1, 86400, &d)) { rc = cli_usage(USAGE, "--eval-timeout wants seconds (0.1..86400)"); goto out; }
+            o.eval_timeout_s = d;
+        }
         else if (!strcmp(argv[i], "--update-expect")) o.update_expect = true;
         else if ((v = cli_value(argc, argv, &i, "--timeout"))) {
             if (parse_number(v, 0.001, 86400, &d)) { rc = cli_usage(USAGE, "--timeout wants seconds (0.001..86400)"); goto out; }
@@ -141,10 +209,13 @@ int cmd_certify(int argc, char **argv)
     if (!strstr(o.reader, "{input}") || !strstr(o.reader, "{output}")) { rc = cli_usage(USAGE, "the reader template needs both {input} and {output}"); goto out; }
     if (o.update_expect && !o.expect_fail) { rc = cli_usage(USAGE, "--update-expect needs --expect-fail FILE"); goto out; }
     if (o.update_expect && o.nonly) { rc = cli_usage(USAGE, "--update-expect refuses a partial run (--only): the list is rewritten from every case"); goto out; }
+    if (reports_writable(&reps)) { rc = PC_EXIT_ERROR; goto out; }
+    if (cli_reports_use_stdout(&reps)) o.log = stderr; /* stdout carries the report */
     int code;
     cJSON *doc = pc_certify_run(&o, &code);
     if (!doc) { rc = PC_EXIT_ERROR; goto out; }
-    rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : code;
+    /* Every reader and everything it started is dead by now (harness/reaper.h). */
+    rc = reports_write_atomic(&reps, doc) ? PC_EXIT_ERROR : code;
     cJSON_Delete(doc);
 out:
     cli_reports_free(&reps);

@@ -15,13 +15,15 @@ static int help(void)
            "Prove that two checkpoints hold the same quantized model (CONTRACT section 7): both are\n"
            "validated and decoded to the logical view, then compared module by module: the same\n"
            "modules and shapes (EQ-001), the same codes (EQ-002), the same f32 weights within the\n"
-           "tolerance (EQ-003), unquantized tensors unchanged (EQ-004). For a ModelOpt <-> compressed-\n"
-           "tensors NVFP4 pair the converter's contract CT-005 is checked byte for byte. A side that\n"
-           "fails validation makes the pair differ by the rule it breaks.\n\n"
-           "--tolerance  exact (default: bit-identical f32), ulp:N, abs:X or rel:X. Without it, the\n"
-           "             ModelOpt <-> compressed-tensors NVFP4 pair uses ulp:%d (1/(1/x) is not x in f32).\n\n"
+           "tolerance (EQ-003), unquantized tensors unchanged (EQ-004). A converted pair whose byte-level\n"
+           "contract a format knows is checked against it too (the ModelOpt <-> compressed-tensors NVFP4\n"
+           "pair: CT-005, byte for byte). A side that fails validation makes the pair differ by the rule\n"
+           "it breaks.\n\n"
+           "--tolerance  exact (default: bit-identical f32), ulp:N, abs:X or rel:X. Without it, such a\n"
+           "             pair may get its format's tolerance (NVFP4 naming pair: ulp:4, since 1/(1/x) is\n"
+           "             not x in f32; CONTRACT 7).\n\n"
            "Exit 0 equal, 1 differ (the first difference is printed with its rule), 2 could not read.\n",
-           USAGE, PC_EQUIV_NAMING_PAIR_ULP);
+           USAGE);
     return PC_EXIT_OK;
 }
 

@@ -5,7 +5,6 @@
 #include "../core/file.h"
 #include "../core/util.h"
 #include "../core/scan.h"
-#include "../validate/accounting.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -52,6 +51,17 @@ void *pc_tensor_load(const pc_tensor *t, uint64_t limit)
     return p;
 }
 
+/* 1-based line and column of byte `at` in text, for a config syntax error. */
+static void line_col(const char *text, size_t at, size_t *line, size_t *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < at; i++) {
+        if (text[i] == '\n') { (*line)++; *col = 1; }
+        else (*col)++;
+    }
+}
+
 static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
 {
     pc_eval(cx, "CFG-001");
@@ -63,7 +73,11 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
     /* "One JSON object": text after it (a second object, garbage) is an error, as in json.loads. */
     for (const char *q = end; j && q && q < text + len; q++)
         if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') { cJSON_Delete(j); j = NULL; }
-    if (!cJSON_IsObject(j)) {
+    if (!j && end && end >= text && end <= text + len) {
+        size_t line, col;
+        line_col(text, (size_t)(end - text), &line, &col);
+        pc_report(cx, "CFG-001", label, (int64_t)(end - text), "%s is not valid JSON: syntax error at line %zu, column %zu", label, line, col);
+    } else if (!cJSON_IsObject(j)) {
         pc_report(cx, "CFG-001", label, -1, "%s is not one JSON object", label);
         cJSON_Delete(j);
         j = NULL;
@@ -141,6 +155,19 @@ static char **list_containers(const char *dir, size_t *n, bool *gguf)
     return keep;
 }
 
+/* A PyTorch checkpoint (torch.save: a zip archive since 1.6, a bare pickle before) is not a
+ * container packcheck reads: say so instead of reading its first bytes as a header length. A real
+ * safetensors header length is below 2^32 (ST-002 caps it at 10^8), so bytes 4..7 are zero and byte 8
+ * opens the JSON: a zip or pickle magic followed by that is a safetensors file after all. */
+static bool is_torch_checkpoint(const pc_file *f)
+{
+    uint8_t m[9];
+    if (f->size < sizeof m || pc_file_read(f, 0, m, sizeof m)) return false;
+    bool st_like = !(m[4] | m[5] | m[6] | m[7]) && m[8] == '{';
+    bool zip = !memcmp(m, "PK\x03\x04", 4), pickle = m[0] == 0x80 && m[1] >= 2 && m[1] <= 5;
+    return (zip || pickle) && !st_like;
+}
+
 static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *cap)
 {
     pc_file *f = &in->files[in->nfiles];
@@ -152,6 +179,11 @@ static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *ca
      * big-endian GGUF file is rejected by a GGUF rule rather than read as safetensors. */
     bool gguf = has_suffix(path, ".gguf") || (has_magic && (!memcmp(magic, "GGUF", 4) || !memcmp(magic, "FUGG", 4)));
     if (gguf) in->is_gguf = true;
+    if (!gguf && is_torch_checkpoint(f)) {
+        pc_io_error(cx, "%s is a PyTorch checkpoint (zip or pickle), not safetensors: packcheck reads .safetensors and .gguf "
+                        "(convert it, e.g. with safetensors.torch.save_file)", path);
+        return 0;
+    }
     return gguf ? gguf_read(f, cx, &in->tensors, &in->ntensors, cap)
                 : st_read_header(f, cx, &in->tensors, &in->ntensors, cap);
 }
@@ -185,7 +217,11 @@ static int open_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     }
     free(index_path);
     if (!names || (n == 0 && !ix.root)) {
-        pc_io_error(cx, "%s: no .safetensors or .gguf file in the folder", in->path);
+        char *bin = pc_path_join(in->dir, "pytorch_model.bin");
+        bool torch = bin && pc_file_exists(bin);
+        free(bin);
+        pc_io_error(cx, "%s: no .safetensors or .gguf file in the folder%s", in->path,
+                    torch ? " (it holds pytorch_model.bin, a PyTorch pickle/zip checkpoint: packcheck reads safetensors and GGUF only)" : "");
         goto out;
     }
     in->files = calloc(n ? n : 1, sizeof *in->files);
@@ -236,7 +272,8 @@ void pc_input_free(pc_input *in)
 {
     if (!in) return;
     pc_scan_free(in);
-    pc_accounting_free(in);
+    if (in->acct) free(in->acct->list); /* validation's accounting (validate/accounting.c) */
+    free(in->acct);
     for (size_t i = 0; i < in->nmodules; i++) {
         pc_module *m = &in->modules[i];
         if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);

@@ -123,9 +123,9 @@ static char *escape_nuls(const char *s, size_t len)
 static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
 {
     if (cJSON_IsNull(v)) {
-        /* The crate treats null as absent; the spec says a string-to-string map. */
-        if (p->cx->profile == PC_PROFILE_STRICT)
-            pc_report(p->cx, "ST-009", "__metadata__", hoff(p, key_pos), "__metadata__ is null, not a map");
+        /* The crate treats null as absent; the spec says a string-to-string map (ST-035 is OFF
+         * under compat: the catalogue, not this code, holds the profile difference). */
+        pc_report(p->cx, "ST-035", "__metadata__", hoff(p, key_pos), "__metadata__ is null, not a map");
         return;
     }
     if (!cJSON_IsObject(v)) {
@@ -394,7 +394,7 @@ static void walk_header(st_parse *p, const cJSON *root)
     if (!p->e) { p->cx->oom = true; return; }
     static const char *const k_entry_rules[] = {"ST-009", "ST-010", "ST-011", "ST-012", "ST-013", "ST-014",
                                                 "ST-015", "ST-016", "ST-017", "ST-018", "ST-023", "ST-025",
-                                                "ST-026", "ST-027"};
+                                                "ST-026", "ST-027", "ST-035"};
     for (size_t i = 0; i < sizeof k_entry_rules / sizeof *k_entry_rules; i++) pc_eval(p->cx, k_entry_rules[i]);
     cJSON_ArrayForEach(c, root) {
         next_tok(p, &t);

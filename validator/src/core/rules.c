@@ -3,6 +3,8 @@
  * code names rules by ID, docs are generated from the same text. */
 #include "packcheck.h"
 
+#include "json_get.h"
+
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,15 +14,11 @@
 extern const char pc_rules_json_text[];
 
 static pc_rule *g_rules;
+static const pc_rule **g_by_id; /* g_rules sorted by id, for pc_rule_find's binary search */
 static size_t g_nrules;
 static cJSON *g_root;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-static const char *str_field(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static pc_severity sev_parse(const char *s, const char *id)
 {
@@ -30,6 +28,16 @@ static pc_severity sev_parse(const char *s, const char *id)
     if (!strcmp(s, "OFF")) return PC_SEV_OFF;
     fprintf(stderr, "packcheck: rules.json: rule %s has bad severity '%s'\n", id, s);
     abort();
+}
+
+static int cmp_rule_ptr(const void *a, const void *b)
+{
+    return strcmp((*(const pc_rule *const *)a)->id, (*(const pc_rule *const *)b)->id);
+}
+
+static int cmp_id_rule(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, (*(const pc_rule *const *)elem)->id);
 }
 
 static void rules_load(void)
@@ -48,20 +56,29 @@ static void rules_load(void)
     cJSON_ArrayForEach(fam, fams) {
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(fam, "rules")) {
             pc_rule *x = &g_rules[g_nrules];
-            x->id = str_field(r, "id");
-            x->family = str_field(fam, "family");
-            x->title = str_field(r, "title");
-            x->checks = str_field(r, "checks");
-            x->reader = str_field(r, "reader");
-            x->source = str_field(r, "source");
-            x->profiles = str_field(r, "profiles");
-            x->no_fixture = str_field(r, "no_fixture");
-            x->severity = sev_parse(str_field(r, "severity"), x->id);
-            const char *c = str_field(r, "compat");
+            x->id = pc_json_str(r, "id");
+            x->family = pc_json_str(fam, "family");
+            x->title = pc_json_str(r, "title");
+            x->checks = pc_json_str(r, "checks");
+            x->reader = pc_json_str(r, "reader");
+            x->source = pc_json_str(r, "source");
+            x->profiles = pc_json_str(r, "profiles");
+            x->no_fixture = pc_json_str(r, "no_fixture");
+            x->severity = sev_parse(pc_json_str(r, "severity"), x->id);
+            const char *c = pc_json_str(r, "compat");
             x->compat = *c ? sev_parse(c, x->id) : x->severity;
             x->index = g_nrules++;
         }
     }
+    g_by_id = malloc((g_nrules ? g_nrules : 1) * sizeof *g_by_id);
+    if (!g_by_id) abort();
+    for (size_t i = 0; i < g_nrules; i++) g_by_id[i] = &g_rules[i];
+    qsort(g_by_id, g_nrules, sizeof *g_by_id, cmp_rule_ptr);
+    for (size_t i = 1; i < g_nrules; i++)
+        if (!strcmp(g_by_id[i]->id, g_by_id[i - 1]->id)) {
+            fprintf(stderr, "packcheck: rules.json: rule %s appears twice\n", g_by_id[i]->id);
+            abort();
+        }
 }
 
 static void rules_init(void) { pthread_once(&g_once, rules_load); }
@@ -73,9 +90,8 @@ const char *pc_rules_json(void) { return pc_rules_json_text; }
 const pc_rule *pc_rule_find(const char *id)
 {
     rules_init();
-    for (size_t i = 0; i < g_nrules; i++)
-        if (!strcmp(g_rules[i].id, id)) return &g_rules[i];
-    return NULL;
+    const pc_rule *const *r = g_nrules ? bsearch(id, g_by_id, g_nrules, sizeof *g_by_id, cmp_id_rule) : NULL;
+    return r ? *r : NULL;
 }
 
 pc_severity pc_rule_severity(const pc_rule *r, pc_profile p) { return p == PC_PROFILE_COMPAT ? r->compat : r->severity; }

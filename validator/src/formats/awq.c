@@ -14,7 +14,6 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
@@ -92,19 +91,9 @@ static void read_config(const pc_input *in, pc_ctx *cx, awq_cfg *c)
 
 /* ---- tensors --------------------------------------------------------------------------- */
 
-static bool want_tensor(const pc_tensor *t, const char *prefix, const char *suffix, bool floating, int ndim, pc_ctx *cx)
+static bool want_tensor(const pc_tensor *t, const char *prefix, const char *suffix, int ndim, bool floating, pc_ctx *cx)
 {
-    if (!t) {
-        pc_report(cx, "AWQ-005", prefix, -1, "%s%s is missing", prefix, suffix);
-        return false;
-    }
-    bool dt_ok = floating ? ql_float_dtype(t->dtype) : t->dtype == PC_DT_I32;
-    if (!dt_ok || t->ndim != ndim) {
-        pc_report(cx, "AWQ-005", t->name, (int64_t)t->offset, "%s is %s with %d dims; expected %s with %d", t->name,
-                  pc_dtype_name(t->dtype), t->ndim, floating ? "F16, BF16 or F32" : "I32", ndim);
-        return false;
-    }
-    return true;
+    return ql_want_tensor("AWQ-005", t, prefix, suffix, ndim, floating, cx);
 }
 
 static bool check_tensor_set(const pc_input *in, const char *prefix, awq_mod *m, pc_ctx *cx)
@@ -114,10 +103,10 @@ static bool check_tensor_set(const pc_input *in, const char *prefix, awq_mod *m,
     m->qzeros = ql_sibling(in, prefix, ".qzeros");
     m->scales = ql_sibling(in, prefix, ".scales");
     const pc_tensor *bias = ql_sibling(in, prefix, ".bias"), *gidx = ql_sibling(in, prefix, ".g_idx");
-    bool ok = want_tensor(m->qweight, prefix, ".qweight", false, 2, cx);
-    ok &= want_tensor(m->qzeros, prefix, ".qzeros", false, 2, cx);
-    ok &= want_tensor(m->scales, prefix, ".scales", true, 2, cx);
-    if (bias) ok &= want_tensor(bias, prefix, ".bias", true, 1, cx);
+    bool ok = want_tensor(m->qweight, prefix, ".qweight", 2, false, cx);
+    ok &= want_tensor(m->qzeros, prefix, ".qzeros", 2, false, cx);
+    ok &= want_tensor(m->scales, prefix, ".scales", 2, true, cx);
+    if (bias) ok &= want_tensor(bias, prefix, ".bias", 1, true, cx);
     if (gidx) {
         pc_report(cx, "AWQ-005", gidx->name, (int64_t)gidx->offset,
                   "%s is present: AWQ GEMM has no act-order index (a GPTQ module under an AWQ config?)", gidx->name);

@@ -413,31 +413,6 @@ static int expected_scale_shape(const ct_mod *m, uint64_t *dims)
     return n;
 }
 
-/* CT-017 through the streaming pass: the first non-finite scale element, like the loop it replaced. */
-typedef struct finite_job { const pc_tensor *t; unsigned esz; bool bad; uint64_t first; } finite_job;
-
-static int finite_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
-{
-    finite_job *j = arg;
-    for (uint64_t i = 0; i < n / j->esz; i++)
-        if (!isfinite(float_at(j->t->dtype, p, i))) {
-            j->bad = true;
-            j->first = off / j->esz + i;
-            return 1; /* the first is enough */
-        }
-    return 0;
-}
-
-static void finite_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
-{
-    (void)complete;
-    (void)in;
-    finite_job *j = arg;
-    if (j->bad)
-        pc_report(cx, "CT-017", j->t->name, (int64_t)(j->t->offset + j->first * j->esz), "scale element %llu is not finite",
-                  (unsigned long long)j->first);
-}
-
 static bool check_scale(pc_input *in, const char *prefix, ct_mod *m, pc_ctx *cx)
 {
     char *name = tname(prefix, "weight_scale"), sbuf[96], want[96];
@@ -463,14 +438,8 @@ static bool check_scale(pc_input *in, const char *prefix, ct_mod *m, pc_ctx *cx)
         pc_report(cx, "CT-016", name, (int64_t)t->offset, "weight_scale has shape %s; strategy %s needs %s", sbuf, m->s.strategy_name, want);
     } else ok = true;
     m->scale = t;
-    if (ok) {
-        pc_eval(cx, "CT-017");
-        finite_job *j = malloc(sizeof *j);
-        unsigned esz = pc_dtype_bits(t->dtype) / 8;
-        if (j) *j = (finite_job){t, esz, false, 0};
-        uint64_t span = t->numel * esz < t->nbytes ? t->numel * esz : t->nbytes / esz * esz; /* the container checked both */
-        if (!j || pc_scan_add(in, t, 0, span, esz, finite_chunk, finite_finish, free, j)) { free(j); cx->oom = true; }
-    }
+    /* CT-017 through the streaming pass (core/scan_checks.c): count and first non-finite element. */
+    if (ok && pc_scan_floats_finite(in, cx, t, "CT-017", false)) cx->oom = true;
     free(name);
     return ok;
 }

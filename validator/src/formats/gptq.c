@@ -18,7 +18,6 @@
 #include "../core/arith.h"
 #include "../core/pyre.h"
 #include "../core/util.h"
-#include "../harness/logical.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
@@ -141,17 +140,7 @@ static void read_config(const pc_input *in, pc_ctx *cx, gptq_cfg *c)
 
 static bool want_tensor(const pc_tensor *t, const char *prefix, const char *suffix, int ndim, bool floating, pc_ctx *cx)
 {
-    if (!t) {
-        pc_report(cx, "GPTQ-004", prefix, -1, "%s%s is missing", prefix, suffix);
-        return false;
-    }
-    bool dt_ok = floating ? ql_float_dtype(t->dtype) : t->dtype == PC_DT_I32;
-    if (!dt_ok || t->ndim != ndim) {
-        pc_report(cx, "GPTQ-004", t->name, (int64_t)t->offset, "%s is %s with %d dims; expected %s with %d", t->name,
-                  pc_dtype_name(t->dtype), t->ndim, floating ? "F16, BF16 or F32" : "I32", ndim);
-        return false;
-    }
-    return true;
+    return ql_want_tensor("GPTQ-004", t, prefix, suffix, ndim, floating, cx);
 }
 
 static bool check_tensor_set(const pc_input *in, const char *prefix, gptq_mod *m, pc_ctx *cx)

@@ -14,7 +14,10 @@
  * `packcheck equiv` (harness/equiv.c), which needs two checkpoints. */
 #include "packcheck.h"
 
+#include "nvfp4.h"
+
 #include "../core/arith.h"
+#include "../core/json_get.h"
 #include "../core/pyre.h"
 #include "../core/scan.h"
 #include "../core/util.h"
@@ -57,23 +60,6 @@ typedef struct nv_module {
 
 /* ---- config ---- */
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static const cJSON *jobj(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsObject(v) ? v : NULL;
-}
-
-static const cJSON *jarr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsArray(v) ? v : NULL;
-}
 
 static const char *const k_nvfp4_format = "nvfp4-pack-quantized";
 
@@ -81,30 +67,30 @@ static const char *const k_nvfp4_format = "nvfp4-pack-quantized";
 static const cJSON *ct_qconfig(const pc_input *in)
 {
     const cJSON *q = in->qconfig;
-    return q && !strcmp(jstr(q, "quant_method"), "compressed-tensors") ? q : NULL;
+    return q && !strcmp(pc_json_str(q, "quant_method"), "compressed-tensors") ? q : NULL;
 }
 
 /* A config group is NVFP4 when its own format says so, or it has none and the top level does. */
 static bool ct_group_is_nvfp4(const cJSON *q, const cJSON *g)
 {
-    const char *f = jstr(g, "format");
-    return !strcmp(*f ? f : jstr(q, "format"), k_nvfp4_format);
+    const char *f = pc_json_str(g, "format");
+    return !strcmp(*f ? f : pc_json_str(q, "format"), k_nvfp4_format);
 }
 
 static void ct_scheme(const pc_input *in, nv_scheme *s)
 {
     const cJSON *q = ct_qconfig(in), *g;
     if (!q) return;
-    s->only_nvfp4 = !strcmp(jstr(q, "format"), k_nvfp4_format);
+    s->only_nvfp4 = !strcmp(pc_json_str(q, "format"), k_nvfp4_format);
     s->configured = s->only_nvfp4;
-    cJSON_ArrayForEach(g, jobj(q, "config_groups")) {
+    cJSON_ArrayForEach(g, pc_json_obj(q, "config_groups")) {
         if (!cJSON_IsObject(g) || !ct_group_is_nvfp4(q, g)) continue;
         s->configured = true;
-        const cJSON *ia = jobj(g, "input_activations");
+        const cJSON *ia = pc_json_obj(g, "input_activations");
         const cJSON *dyn = ia ? cJSON_GetObjectItemCaseSensitive(ia, "dynamic") : NULL;
         if (ia && !cJSON_IsTrue(dyn)) s->needs_input_scale = true; /* false or "local" */
     }
-    s->ignore = jarr(q, "ignore");
+    s->ignore = pc_json_arr(q, "ignore");
     s->ignore_key = "quantization_config.ignore";
 }
 
@@ -114,10 +100,10 @@ static void ct_scheme(const pc_input *in, nv_scheme *s)
 static const cJSON *mo_quant(const pc_input *in, bool *from_hf)
 {
     const cJSON *hf = in->sidecars[2];
-    const cJSON *hq = hf ? jobj(hf, "quantization") : NULL;
-    if (hq && !strcmp(jstr(jobj(hf, "producer"), "name"), "modelopt")) { *from_hf = true; return hq; }
+    const cJSON *hq = hf ? pc_json_obj(hf, "quantization") : NULL;
+    if (hq && !strcmp(pc_json_str(pc_json_obj(hf, "producer"), "name"), "modelopt")) { *from_hf = true; return hq; }
     const cJSON *q = in->qconfig;
-    if (q && !strcmp(jstr(q, "quant_method"), "modelopt")) { *from_hf = false; return q; }
+    if (q && !strcmp(pc_json_str(q, "quant_method"), "modelopt")) { *from_hf = false; return q; }
     return NULL;
 }
 
@@ -127,9 +113,9 @@ static bool mo_algo_is_nvfp4(const char *a) { return !strcmp(a, "NVFP4") || !str
 static bool mo_mixed_has_nvfp4(const cJSON *q)
 {
     const cJSON *l;
-    if (strcmp(jstr(q, "quant_algo"), "MIXED_PRECISION")) return false;
-    cJSON_ArrayForEach(l, jobj(q, "quantized_layers"))
-        if (cJSON_IsObject(l) && mo_algo_is_nvfp4(jstr(l, "quant_algo"))) return true;
+    if (strcmp(pc_json_str(q, "quant_algo"), "MIXED_PRECISION")) return false;
+    cJSON_ArrayForEach(l, pc_json_obj(q, "quantized_layers"))
+        if (cJSON_IsObject(l) && mo_algo_is_nvfp4(pc_json_str(l, "quant_algo"))) return true;
     return false;
 }
 
@@ -137,10 +123,10 @@ static void mo_scheme(const pc_input *in, nv_scheme *s)
 {
     bool from_hf = false;
     const cJSON *q = mo_quant(in, &from_hf);
-    if (!q || (!mo_algo_is_nvfp4(jstr(q, "quant_algo")) && !mo_mixed_has_nvfp4(q))) return;
+    if (!q || (!mo_algo_is_nvfp4(pc_json_str(q, "quant_algo")) && !mo_mixed_has_nvfp4(q))) return;
     s->configured = true;
-    s->needs_input_scale = !strcmp(jstr(q, "quant_algo"), "NVFP4");
-    s->ignore = jarr(q, from_hf ? "exclude_modules" : "ignore");
+    s->needs_input_scale = !strcmp(pc_json_str(q, "quant_algo"), "NVFP4");
+    s->ignore = pc_json_arr(q, from_hf ? "exclude_modules" : "ignore");
     s->ignore_key = from_hf ? "hf_quant_config.json exclude_modules" : "quantization_config.ignore";
 }
 
@@ -150,14 +136,14 @@ static void check_ct_config(const pc_input *in, pc_ctx *cx)
     const cJSON *q = ct_qconfig(in), *g;
     if (!q) return;
     pc_eval(cx, "NV-008");
-    cJSON_ArrayForEach(g, jobj(q, "config_groups")) {
+    cJSON_ArrayForEach(g, pc_json_obj(q, "config_groups")) {
         if (!cJSON_IsObject(g) || !ct_group_is_nvfp4(q, g)) continue;
-        const cJSON *w = jobj(g, "weights");
+        const cJSON *w = pc_json_obj(g, "weights");
         const cJSON *nb = w ? cJSON_GetObjectItemCaseSensitive(w, "num_bits") : NULL;
         const cJSON *gs = w ? cJSON_GetObjectItemCaseSensitive(w, "group_size") : NULL;
         if (!w) pc_report(cx, "NV-008", "config.json", -1, "config group %s has no weights arguments", g->string);
         else if (!cJSON_IsNumber(nb) || nb->valuedouble != 4) pc_report(cx, "NV-008", "config.json", -1, "config group %s: num_bits is not 4", g->string);
-        else if (strcmp(jstr(w, "type"), "float")) pc_report(cx, "NV-008", "config.json", -1, "config group %s: weights type \"%s\", not float", g->string, jstr(w, "type"));
+        else if (strcmp(pc_json_str(w, "type"), "float")) pc_report(cx, "NV-008", "config.json", -1, "config group %s: weights type \"%s\", not float", g->string, pc_json_str(w, "type"));
         else if (!cJSON_IsNumber(gs) || gs->valuedouble != 16) pc_report(cx, "NV-008", "config.json", -1, "config group %s: group_size is not 16 (32 selects MXFP4)", g->string);
     }
 }
@@ -174,24 +160,24 @@ static void check_mo_config(const pc_input *in, pc_ctx *cx)
     const cJSON *q = mo_quant(in, &from_hf), *g;
     if (!q) return;
     pc_eval(cx, "NV-008");
-    if (!strcmp(jstr(q, "quant_algo"), "MIXED_PRECISION")) {
+    if (!strcmp(pc_json_str(q, "quant_algo"), "MIXED_PRECISION")) {
         const cJSON *l;
-        cJSON_ArrayForEach(l, jobj(q, "quantized_layers"))
-            if (cJSON_IsObject(l) && mo_algo_is_nvfp4(jstr(l, "quant_algo")))
+        cJSON_ArrayForEach(l, pc_json_obj(q, "quantized_layers"))
+            if (cJSON_IsObject(l) && mo_algo_is_nvfp4(pc_json_str(l, "quant_algo")))
                 check_mo_group_size(cx, cJSON_GetObjectItemCaseSensitive(l, "group_size"), "quantized_layers group_size");
         return;
     }
-    if (!mo_algo_is_nvfp4(jstr(q, "quant_algo"))) {
+    if (!mo_algo_is_nvfp4(pc_json_str(q, "quant_algo"))) {
         pc_report(cx, "NV-008", from_hf ? "hf_quant_config.json" : "config.json", -1,
-                  "quant_algo \"%s\" is not NVFP4, yet the tensors carry NVFP4 names", jstr(q, "quant_algo"));
+                  "quant_algo \"%s\" is not NVFP4, yet the tensors carry NVFP4 names", pc_json_str(q, "quant_algo"));
         return;
     }
     if (from_hf) check_mo_group_size(cx, cJSON_GetObjectItemCaseSensitive(q, "group_size"), "hf_quant_config.json");
-    const cJSON *qc = in->qconfig && !strcmp(jstr(in->qconfig, "quant_method"), "modelopt") ? in->qconfig : NULL;
-    const cJSON *groups = qc ? jobj(qc, "config_groups") : NULL;
+    const cJSON *qc = in->qconfig && !strcmp(pc_json_str(in->qconfig, "quant_method"), "modelopt") ? in->qconfig : NULL;
+    const cJSON *groups = qc ? pc_json_obj(qc, "config_groups") : NULL;
     cJSON_ArrayForEach(g, groups)
-        if (cJSON_IsObject(g) && jobj(g, "weights"))
-            check_mo_group_size(cx, cJSON_GetObjectItemCaseSensitive(jobj(g, "weights"), "group_size"), "config.json config_groups weights");
+        if (cJSON_IsObject(g) && pc_json_obj(g, "weights"))
+            check_mo_group_size(cx, cJSON_GetObjectItemCaseSensitive(pc_json_obj(g, "weights"), "group_size"), "config.json config_groups weights");
 }
 
 /* Does an ignore entry match module name m? compressed-tensors: exact name, or "re:" + a regex
@@ -529,4 +515,6 @@ static int nvfp4_decode(const pc_input *in, const pc_module *m, pc_impl impl, ui
 
 static void nvfp4_module_free(void *priv) { free(priv); }
 
-const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode, .module_free = nvfp4_module_free};
+const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
+                                   .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
+                                   .pair_check = pc_nvfp4_pair_check};

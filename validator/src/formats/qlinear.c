@@ -132,3 +132,18 @@ size_t ql_fail_count(const pc_ctx *cx)
     for (size_t i = 0; i < cx->nfindings; i++) n += cx->findings[i].status == PC_STATUS_FAIL;
     return n;
 }
+
+bool ql_want_tensor(const char *rule, const pc_tensor *t, const char *prefix, const char *suffix, int ndim, bool floating, pc_ctx *cx)
+{
+    if (!t) {
+        pc_report(cx, rule, prefix, -1, "%s%s is missing", prefix, suffix);
+        return false;
+    }
+    bool dt_ok = floating ? ql_float_dtype(t->dtype) : t->dtype == PC_DT_I32;
+    if (!dt_ok || t->ndim != ndim) {
+        pc_report(cx, rule, t->name, (int64_t)t->offset, "%s is %s with %d dims; expected %s with %d", t->name,
+                  pc_dtype_name(t->dtype), t->ndim, floating ? "F16, BF16 or F32" : "I32", ndim);
+        return false;
+    }
+    return true;
+}

@@ -37,6 +37,10 @@ bool ql_cfg_int(const cJSON *cfg, const char *key, long long *out, bool *present
 bool ql_cfg_bool(const cJSON *cfg, const char *key, bool *out, bool *present);
 const char *ql_cfg_str(const cJSON *cfg, const char *key); /* NULL when absent or not a string */
 
+/* `rule` (the format's tensor-set rule) holds for M.suffix: present, I32 (or a float dtype when
+ * `floating`) with `ndim` dims. Reports and returns false otherwise. */
+bool ql_want_tensor(const char *rule, const pc_tensor *t, const char *prefix, const char *suffix, int ndim, bool floating, pc_ctx *cx);
+
 /* Floating tensors whose values the checks read: F16, BF16 or F32. */
 bool ql_float_dtype(pc_dtype d);
 

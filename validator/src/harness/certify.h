@@ -24,7 +24,11 @@ typedef struct pc_certify_opts {
     const char *only[PC_CERTIFY_MAX_ONLY]; /* case-id substrings: a partial run */
     int nonly;
     const char *workdir;        /* where outputs go (default: a fresh temp dir, removed) */
-    FILE *log;                  /* progress lines */
+    FILE *log;                  /* per-case lines and the verdict */
+    FILE *progress;             /* one line per reader as it finishes (stderr), or NULL */
+    const char *corpus_digest;  /* MANIFEST.sha256 digest the corpus must have, or NULL */
+    const char *reader_user;    /* as root: run readers as this user (default nobody; "root" keeps root) */
+    double eval_timeout_s;      /* bound on judging one case's output (default 60) */
 } pc_certify_opts;
 
 /* Returns the report document (kind "certify"), or NULL on a harness error (message on log).

@@ -3,8 +3,8 @@
  * The comparison goes through the logical view only, so any two formats packcheck decodes can be
  * compared (GPTQ vs AWQ, ct-legacy vs ct-dense, ModelOpt vs compressed-tensors NVFP4, ...), as the
  * seed's repacking rule asks: the conversion is right when the codes and the dequantized weights
- * agree. For the NVFP4 naming pair the converter's byte-level contract (CT-005) is checked too,
- * since it is stronger than any weight comparison: bytes copied, scales inverted in f32. */
+ * agree. A format may add its converter's byte-level contract (pc_format.pair_check: NVFP4's
+ * CT-005 for the ModelOpt <-> compressed-tensors naming pair), stronger than any weight comparison. */
 #include "equiv.h"
 
 #include "../core/util.h"
@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EQ_LOAD_LIMIT (1ull << 29)  /* bytes of one tensor compared byte for byte in memory */
 #define EQ_CHUNK (1u << 20)         /* streamed comparison of unquantized tensors */
 
 typedef struct eq_side {
@@ -100,123 +99,14 @@ static bool within(const pc_tolerance *t, float a, float b)
     }
 }
 
-/* ---- CT-005: the ModelOpt -> compressed-tensors converter's contract ---- */
+/* ---- step 2: a format's own contract for a converted pair (pc_format.pair_*; NVFP4's CT-005) ---- */
 
-static const pc_tensor *find2(const pc_input *in, const char *prefix, const char *suffix)
+/* The format whose pair contract applies to (source, target), or NULL. */
+static const pc_format *pair_format(const eq_run *r, unsigned *ulp)
 {
-    char *n = pc_asprintf("%s.%s", prefix, suffix);
-    const pc_tensor *t = n ? pc_input_find(in, n) : NULL;
-    free(n);
-    return t;
-}
-
-static float read_f32(const pc_tensor *t)
-{
-    uint8_t b[4] = {0};
-    float f = NAN;
-    if (t->nbytes >= 4 && pc_tensor_read(t, 0, b, 4) == 0) {
-        uint32_t u = pc_le32(b);
-        memcpy(&f, &u, 4);
-    }
-    return f;
-}
-
-/* Byte-for-byte copy: `to` holds exactly `from`'s bytes. Names a nibble swap when it sees one. */
-static void ct005_bytes(eq_run *r, const pc_tensor *from, const pc_tensor *to, uint64_t row_bytes)
-{
-    if (from->dtype != to->dtype || from->nbytes != to->nbytes || from->ndim != to->ndim ||
-        memcmp(from->shape, to->shape, sizeof from->shape)) {
-        pc_report(&r->ecx, "CT-005", to->name, (int64_t)to->offset, "%s is %s [%d dims, %llu bytes], %s is %s [%d dims, %llu bytes]: not a copy",
-                  to->name, pc_dtype_name(to->dtype), to->ndim, (unsigned long long)to->nbytes, from->name,
-                  pc_dtype_name(from->dtype), from->ndim, (unsigned long long)from->nbytes);
-        return;
-    }
-    uint8_t *a = pc_tensor_load(from, EQ_LOAD_LIMIT), *b = pc_tensor_load(to, EQ_LOAD_LIMIT);
-    if (!a || !b) {
-        pc_io_error(&r->ecx, "%s / %s: cannot read for the byte comparison", from->name, to->name);
-    } else {
-        for (uint64_t i = 0; i < from->nbytes; i++) {
-            if (a[i] == b[i]) continue;
-            uint8_t swapped = (uint8_t)((a[i] >> 4) | (a[i] << 4)), x = (uint8_t)(a[i] ^ b[i]);
-            /* Codes 0x0 and 0x8 are +0 and -0: the libraries disagree on the sign of an exact zero. */
-            bool zero_sign = (x == 0x08 && !(a[i] & 0x07)) || (x == 0x80 && !(a[i] & 0x70));
-            pc_report(&r->ecx, "CT-005", to->name, (int64_t)(to->offset + i),
-                      "byte %llu (row %llu, byte %llu) is 0x%02x, %s has 0x%02x%s", (unsigned long long)i,
-                      (unsigned long long)(row_bytes ? i / row_bytes : 0), (unsigned long long)(row_bytes ? i % row_bytes : i),
-                      b[i], from->name, a[i], b[i] == swapped ? ": the nibbles are swapped (CT-005 forbids a swap)"
-                      : zero_sign ? ": not copied unchanged (E2M1 +0 vs -0, the sign of an exact zero)" : ": not copied unchanged");
-            break;
-        }
-    }
-    free(a);
-    free(b);
-}
-
-/* A global scale on the target side must be the f32 reciprocal of the source side's. With
- * `either`, the source's may instead be the reciprocal of the target's: a pair compared against the
- * converter's direction (compressed-tensors as SOURCE) came from either converter. */
-static void ct005_inverse(eq_run *r, const pc_tensor *from, const pc_tensor *to, const char *from_name, const char *to_name,
-                          const char *prefix, bool either)
-{
-    if (!from && !to) return;
-    if (!from || !to) {
-        pc_report(&r->ecx, "CT-005", to ? to->name : prefix, to ? (int64_t)to->offset : -1, "%s.%s %s but %s.%s %s", prefix,
-                  from_name, from ? "exists" : "is missing", prefix, to_name, to ? "exists" : "is missing");
-        return;
-    }
-    float x = read_f32(from), y = read_f32(to), want = 1.0f / x, back = 1.0f / y;
-    if (f32_bits(y) == f32_bits(want) || (either && f32_bits(x) == f32_bits(back))) return;
-    pc_report(&r->ecx, "CT-005", to->name, (int64_t)to->offset, "%s = %.9g (0x%08x), expected f32(1/%s) = %.9g (0x%08x)%s", to_name,
-              (double)y, f32_bits(y), from_name, (double)want, f32_bits(want),
-              f32_bits(y) == f32_bits(x) ? ": copied without inversion" : "");
-}
-
-/* `src` and `dst` are the two sides in the user's order; `mo` says which one has ModelOpt names. */
-static void ct005_module(eq_run *r, const char *prefix, int mo)
-{
-    const pc_input *in_mo = r->s[mo].in, *in_ct = r->s[1 - mo].in;
-    const pc_tensor *w = find2(in_mo, prefix, "weight"), *wp = find2(in_ct, prefix, "weight_packed");
-    if (!wp) {
-        pc_report(&r->ecx, "CT-005", prefix, -1, "%s.weight_packed is missing on the compressed-tensors side (%s)", prefix,
-                  find2(in_ct, prefix, "weight") ? "the weight kept its ModelOpt name" : "module not converted");
-        return;
-    }
-    bool mo_is_source = mo == 0;
-    const pc_tensor *src_w = mo_is_source ? w : wp, *dst_w = mo_is_source ? wp : w;
-    ct005_bytes(r, src_w, dst_w, w->ndim == 2 ? w->shape[1] : 0);
-    const pc_tensor *s_mo = find2(in_mo, prefix, "weight_scale"), *s_ct = find2(in_ct, prefix, "weight_scale");
-    if (s_mo && s_ct) ct005_bytes(r, mo_is_source ? s_mo : s_ct, mo_is_source ? s_ct : s_mo, 0);
-    static const char *const names[2][2] = {{"weight_scale_2", "weight_global_scale"}, {"input_scale", "input_global_scale"}};
-    for (int k = 0; k < 2; k++) {
-        const pc_tensor *a = find2(in_mo, prefix, names[k][0]), *b = find2(in_ct, prefix, names[k][1]);
-        if (mo_is_source) ct005_inverse(r, a, b, names[k][0], names[k][1], prefix, false);
-        else ct005_inverse(r, b, a, names[k][1], names[k][0], prefix, true);
-    }
-}
-
-static bool has_layout(const pc_input *in, const char *layout)
-{
-    for (size_t i = 0; i < in->nlayouts; i++)
-        if (!strcmp(in->layouts[i], layout)) return true;
-    return false;
-}
-
-/* The side holding ModelOpt NVFP4 names when the other holds compressed-tensors NVFP4 names (all of
- * them, or some: a partly converted checkpoint is "mixed"); -1 when the pair is not a naming pair. */
-static int naming_pair_mo_side(const eq_run *r)
-{
-    for (int i = 0; i < 2; i++)
-        if (!strcmp(pc_input_format(r->s[i].in), "nvfp4-modelopt") && has_layout(r->s[1 - i].in, "nvfp4-ct")) return i;
-    return -1;
-}
-
-static void check_ct005(eq_run *r)
-{
-    int mo = naming_pair_mo_side(r);
-    if (mo < 0) return;
-    pc_eval(&r->ecx, "CT-005");
-    const pc_input *in = r->s[mo].in;
-    for (size_t i = 0; i < in->nmodules && !r->ecx.io_error; i++) ct005_module(r, in->modules[i].prefix, mo);
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        if ((*f)->pair_detect && (*f)->pair_detect(r->s[0].in, r->s[1].in, ulp)) return *f;
+    return NULL;
 }
 
 /* ---- EQ-001..EQ-003: the logical views ---- */
@@ -411,8 +301,8 @@ static cJSON *result_json(const char *rule, pc_status st, const char *tensor, in
     return e;
 }
 
-/* The pair as one more report input: its CT-005 and EQ-* results, and any other rule it failed by
- * (a side's rejection), in catalogue order. */
+/* The pair as one more report input: its EQ-* results, the rules a format's pair contract evaluated
+ * (CT-005), and any other rule it failed by (a side's rejection), in catalogue order. */
 static cJSON *pair_input_json(const eq_run *r, int verdict)
 {
     char *label = pc_asprintf("equiv %s -> %s", r->s[0].path, r->s[1].path);
@@ -425,7 +315,7 @@ static cJSON *pair_input_json(const eq_run *r, int verdict)
     for (size_t i = 0; i < pc_rule_count(); i++) {
         const pc_rule *rule = pc_rule_at(i);
         pc_status st = pc_rule_status(&r->ecx, rule);
-        if (strcmp(rule->family, "EQ") && strcmp(rule->id, "CT-005") && st != PC_STATUS_FAIL) continue;
+        if (strcmp(rule->family, "EQ") && st == PC_STATUS_SKIP) continue;
         bool any = false;
         for (size_t k = 0; k < r->ecx.nfindings; k++) {
             const pc_finding *f = &r->ecx.findings[k];
@@ -483,10 +373,12 @@ cJSON *pc_equiv_run(const char *source, const char *target, const pc_tolerance *
     bool ok0 = open_side(&r.s[0], profile), ok1 = open_side(&r.s[1], profile);
     r.tol = *tol;
     if (ok0 && ok1) {
-        if (!tol->given && naming_pair_mo_side(&r) >= 0) r.tol = (pc_tolerance){PC_TOL_ULP, PC_EQUIV_NAMING_PAIR_ULP, false};
+        unsigned ulp = 0;
+        const pc_format *pf = pair_format(&r, &ulp);
+        if (!tol->given && pf && ulp) r.tol = (pc_tolerance){PC_TOL_ULP, ulp, false};
         for (int i = 0; i < 2; i++) if (pc_rejected(&r.s[i].cx)) forward_rejection(&r, &r.s[i]);
         if (!pc_rejected(&r.ecx)) {
-            check_ct005(&r);
+            if (pf) pf->pair_check(r.s[0].in, r.s[1].in, &r.ecx);
             if (!r.ecx.io_error) compare_modules(&r);
             if (!r.ecx.io_error && !r.ecx.oom) compare_plain(&r);
         }

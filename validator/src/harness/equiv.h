@@ -25,10 +25,6 @@ int pc_tolerance_parse(const char *s, pc_tolerance *t);
 /* The canonical text of a tolerance ("ulp:4"), in a static buffer. */
 const char *pc_tolerance_str(const pc_tolerance *t);
 
-/* Unspecified tolerance for the ModelOpt <-> compressed-tensors naming pair: the two contract
- * formulas round 1/(1/x) differently (FORMATS.md 4.6). */
-#define PC_EQUIV_NAMING_PAIR_ULP 4
-
 enum { PC_EQUIV_EQUAL = 0, PC_EQUIV_DIFFER = 1, PC_EQUIV_ERROR = 2 };
 
 /* Compare SOURCE with TARGET. Returns the report document (never NULL unless out of memory) and

@@ -3,8 +3,6 @@
 #define PC_LOGICAL_H
 #include "packcheck.h"
 
-/* A module's logical view may hold at most this many elements (5 bytes each in memory). */
-#define PC_LOGICAL_MAX_ELEMS (1ull << 30)
 
 /* Decode module m with impl into fresh arrays (caller frees). Returns 0, or -1 after reporting. */
 int pc_logical_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8_t **codes, float **weights, pc_ctx *cx);

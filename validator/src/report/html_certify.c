@@ -15,6 +15,7 @@ static const char *k_style =
     "td.m{width:14px;height:14px;padding:0;text-align:center}"
     ".pass{background:#a5d6a7}.wrong-output{background:#ef5350;color:#fff}.accepted-invalid{background:#ff8a65}"
     ".rejected-valid{background:#ffb74d}.crash{background:#7b1fa2;color:#fff}.timeout{background:#5c6bc0;color:#fff}"
+    ".tampered{background:#212121;color:#ff5252}.partial{background:#f9a825;color:#000}"
     ".xfail{background:repeating-linear-gradient(45deg,#fff59d,#fff59d 3px,#e0e0e0 3px,#e0e0e0 6px)}"
     ".stale{background:#000;color:#fff}.none{background:#fafafa}"
     ".banner{font-size:20px;padding:.5em 1em;display:inline-block;border-radius:4px}"
@@ -42,7 +43,7 @@ static bool case_has_rule(const cJSON *c, const char *rule)
 
 static void legend(pc_sb *b)
 {
-    static const char *const cls[] = {"pass", "wrong-output", "accepted-invalid", "rejected-valid", "crash", "timeout", "xfail", "stale"};
+    static const char *const cls[] = {"pass", "wrong-output", "accepted-invalid", "rejected-valid", "crash", "timeout", "tampered", "xfail", "stale"};
     pc_sb_puts(b, "<p class=\"legend\">");
     for (size_t i = 0; i < sizeof cls / sizeof *cls; i++) pc_sb_printf(b, "<span class=\"%s\">%s</span>", cls[i], !strcmp(cls[i], "xfail") ? "expected failure" : cls[i]);
     pc_sb_puts(b, "</p>\n");
@@ -54,7 +55,10 @@ static void header(pc_sb *b, const cJSON *doc)
     bool ok = cJSON_IsTrue(cJSON_GetObjectItem(doc, "certified"));
     pc_sb_puts(b, "<h1>packcheck certify: ");
     pc_sb_xml(b, pc_json_str(rd, "name"));
-    pc_sb_printf(b, "</h1>\n<p><span id=\"verdict\" class=\"banner %s\">%s</span></p>\n", ok ? "certified" : "not-certified", ok ? "CERTIFIED" : "NOT CERTIFIED");
+    bool partial = !ok && !strcmp(pc_json_str(doc, "verdict"), "partial"); /* --only: not a certificate */
+    pc_sb_printf(b, "</h1>\n<p><span id=\"verdict\" class=\"banner %s\">%s</span></p>\n", ok ? "certified" : partial ? "partial" : "not-certified",
+                 ok ? "CERTIFIED" : partial ? "PARTIAL (not a certificate)" : "NOT CERTIFIED");
+    if (*pc_json_str(doc, "verdict_reason")) { pc_sb_puts(b, "<p id=\"verdict-reason\">"); pc_sb_xml(b, pc_json_str(doc, "verdict_reason")); pc_sb_puts(b, "</p>\n"); }
     pc_sb_puts(b, "<table id=\"provenance\"><tr><th>reader command</th><td><code>");
     pc_sb_xml(b, pc_json_str(rd, "command"));
     pc_sb_puts(b, "</code></td></tr>\n<tr><th>executable</th><td><code>");

@@ -7,18 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *pc_json_str(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-double pc_json_num(const cJSON *o, const char *k, double dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 void pc_sb_tensor_counts(pc_sb *b, const cJSON *input)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(input, "tensors");

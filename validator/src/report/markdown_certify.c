@@ -23,7 +23,9 @@ static void certify_md(pc_sb *b, const cJSON *doc)
     const cJSON *rd = cJSON_GetObjectItem(doc, "reader"), *co = cJSON_GetObjectItem(doc, "corpus"), *x;
     pc_sb_puts(b, "# packcheck certify: ");
     pc_sb_md(b, pc_json_str(rd, "name"));
-    pc_sb_printf(b, "\n\n**%s**\n\n", cJSON_IsTrue(cJSON_GetObjectItem(doc, "certified")) ? "CERTIFIED" : "NOT CERTIFIED");
+    bool ok = cJSON_IsTrue(cJSON_GetObjectItem(doc, "certified")), partial = !ok && !strcmp(pc_json_str(doc, "verdict"), "partial");
+    pc_sb_printf(b, "\n\n**%s**\n\n", ok ? "CERTIFIED" : partial ? "PARTIAL (--only: not a certificate)" : "NOT CERTIFIED");
+    if (*pc_json_str(doc, "verdict_reason")) { pc_sb_md(b, pc_json_str(doc, "verdict_reason")); pc_sb_puts(b, "\n\n"); }
     pc_sb_puts(b, "| | |\n|---|---|\n| reader command | `");
     pc_sb_md(b, pc_json_str(rd, "command"));
     pc_sb_puts(b, "` |\n| executable | `");
@@ -38,6 +40,14 @@ static void certify_md(pc_sb *b, const cJSON *doc)
                  pc_json_str(doc, "packcheck_version"));
     pc_sb_puts(b, "| outcome | cases |\n|---|---|\n");
     cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "counts")) pc_sb_printf(b, "| %s | %.0f |\n", x->string, x->valuedouble);
+    if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "valid_by_family"))) {
+        pc_sb_puts(b, "\n## Valid cases passed per corpus family\n\n| family | passed | valid cases |\n|---|---|---|\n");
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "valid_by_family")) {
+            pc_sb_puts(b, "| ");
+            pc_sb_md(b, x->string);
+            pc_sb_printf(b, " | %.0f | %.0f |\n", num(x, "passed"), num(x, "valid"));
+        }
+    }
     pc_sb_puts(b, "\n## Rule families\n\n| family | cases | pass | expected failures | unexpected |\n|---|---|---|---|---|\n");
     cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "families"))
         pc_sb_printf(b, "| %s | %.0f | %.0f | %.0f | %.0f |\n", pc_json_str(x, "family"), num(x, "cases"), num(x, "pass"), num(x, "expected_fail"), num(x, "fail"));

@@ -55,9 +55,8 @@ void pc_sb_bmp_uri(pc_sb *b, const uint8_t *a, const uint8_t *other, unsigned ro
 char *pc_report_html_certify(const cJSON *doc);
 char *pc_report_markdown_certify(const cJSON *doc);
 
-/* Accessors that tolerate missing keys. */
-const char *pc_json_str(const cJSON *o, const char *k);
-double pc_json_num(const cJSON *o, const char *k, double dflt);
+/* Accessors that tolerate missing keys: pc_json_str, pc_json_num, ... */
+#include "../core/json_get.h"
 /* "12 checked, 3 plain, 2 unchecked" from an input's "tensors" object ("" when it has none). */
 void pc_sb_tensor_counts(pc_sb *b, const cJSON *input);
 

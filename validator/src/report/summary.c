@@ -13,13 +13,13 @@ static void verdict_line(FILE *out, const cJSON *in)
 {
     pc_sb b = {0};
     pc_sb_tensor_counts(&b, in);
+    char *counts = pc_sb_take(&b);
     fprintf(out, "%s: %s (%s)", pc_json_str(in, "path"), pc_json_str(in, "verdict"), pc_json_str(in, "format"));
-    if (b.s) fprintf(out, ", tensors: %s", b.s);
+    if (counts && *counts) fprintf(out, ", tensors: %s", counts);
     double s = pc_json_num(in, "seconds", -1);
     if (s >= 0) fprintf(out, ", %.2f s", s);
     fputc('\n', out);
-    pc_sb_take(&b);
-    free(b.s);
+    free(counts);
 }
 
 static void result_line(FILE *out, const cJSON *r)

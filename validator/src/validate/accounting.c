@@ -8,7 +8,8 @@
  *              BF16, F64 and GGUF's plain integer types), or BOOL/I64 (masks, index buffers: no
  *              quantization format stores codes in them).
  * A scheme's float companions (an FP8 weight's BF16 scale) are claimed through explain(), so they
- * count as unchecked with their weight, not as plain. */
+ * count as unchecked with their weight, not as plain. A tensor a failing rule names was checked (and
+ * found wrong) even when its module never became decodable. */
 #include "accounting.h"
 
 #include <stdio.h>
@@ -91,12 +92,24 @@ static bool explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
     return true;
 }
 
-int pc_accounting_run(pc_input *in)
+/* Tensors named by a failing finding: checked by the rule that failed. */
+static void claim_failed(pc_input *in, const pc_ctx *cx)
+{
+    for (size_t i = 0; i < cx->nfindings; i++) {
+        const pc_finding *f = &cx->findings[i];
+        if (f->status != PC_STATUS_FAIL || !*f->tensor) continue;
+        const pc_tensor *t = pc_input_find(in, f->tensor);
+        if (t && !in->claimed_by[t - in->tensors]) in->claimed_by[t - in->tensors] = f->rule->family;
+    }
+}
+
+int pc_accounting_run(pc_input *in, const pc_ctx *cx)
 {
     pc_accounting_free(in);
     pc_accounting *a = calloc(1, sizeof *a);
     if (!a || ensure_claims(in)) { free(a); return -1; }
     in->acct = a;
+    if (in->claimed_by) claim_failed(in, cx);
     for (size_t i = 0; i < in->ntensors; i++) {
         if (in->claimed_by[i]) { a->checked++; continue; }
         pc_explain e;

@@ -47,7 +47,7 @@ void pc_validate(pc_input *in, pc_ctx *cx)
     /* The data scans the formats registered, and --hash, in one windowed pass over each file
      * (a broken container is still hashed: certificates name the bytes, good or bad). */
     if (!cx->io_error) pc_scan_run(in, cx);
-    if (container_ok && !cx->io_error && pc_accounting_run(in)) cx->oom = true;
+    if (container_ok && !cx->io_error && pc_accounting_run(in, cx)) cx->oom = true;
 }
 
 const char *pc_input_format(const pc_input *in)

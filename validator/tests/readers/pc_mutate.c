@@ -6,15 +6,22 @@
  *   pc_mutate zeros INPUT VIEW accept anything: write all-zero codes and weights for every module
  *                              packcheck can see (none when INPUT is unreadable), exit 0.
  *
+ *   pc_mutate transpose INPUT VIEW   every module written [E,] K, N (not transposed to [out, in])
+ *   pc_mutate extra INPUT VIEW       one more module than the input has (hostile: wrong-output)
+ *   pc_mutate bigdecl INPUT VIEW     VIEW replaced by a sparse file whose header declares the first
+ *                                    module's codes 1 GiB wide (hostile: certify must not allocate it)
+ *
  * The bug simulations are diagnose.c's, so a mutant is exactly what diagnosis names. */
 #include "container/safetensors.h"
 #include "core/util.h"
 #include "harness/diagnose.h"
 #include "harness/logical.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define VIEW_LIMIT (1ull << 32)
 
@@ -60,6 +67,47 @@ static int write_view(const char *path, out_mod *mods, size_t n)
     return rc;
 }
 
+/* [E,] N, K -> [E,] K, N, in place of the module's arrays. */
+static int transpose(out_mod *o)
+{
+    if (o->ndim < 2) return 0;
+    uint64_t N = o->shape[o->ndim - 2], K = o->shape[o->ndim - 1], nk = N * K, E = o->n / (nk ? nk : 1);
+    uint8_t *c = malloc(o->n + 1);
+    float *w = o->weights ? malloc((o->n + 1) * sizeof *w) : NULL;
+    if (!c || (o->weights && !w)) { free(c); free(w); return -1; }
+    for (uint64_t e = 0; e < E; e++)
+        for (uint64_t r = 0; r < N; r++)
+            for (uint64_t k = 0; k < K; k++) {
+                size_t from = (size_t)((e * N + r) * K + k), to = (size_t)((e * K + k) * N + r);
+                c[to] = o->codes[from];
+                if (w) w[to] = o->weights[from];
+            }
+    free(o->codes);
+    free(o->weights);
+    o->codes = c;
+    o->weights = w;
+    o->shape[o->ndim - 2] = K;
+    o->shape[o->ndim - 1] = N;
+    return 0;
+}
+
+/* A valid safetensors file of a few KiB on disk declaring `name` U8 [rows, 2^30 / rows]. */
+static int write_big_declared(const char *path, const char *name, uint64_t rows)
+{
+    uint64_t cols = (1ull << 30) / (rows ? rows : 1), n = rows * cols;
+    char hdr[512];
+    int len = snprintf(hdr, sizeof hdr, "{\"%s\":{\"dtype\":\"U8\",\"shape\":[%llu,%llu],\"data_offsets\":[0,%llu]}}", name,
+                       (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)n);
+    if (len <= 0 || len > 500) return -1;
+    while (len % 8) hdr[len++] = ' ';
+    uint8_t le[8];
+    for (int i = 0; i < 8; i++) le[i] = (uint8_t)((uint64_t)len >> (8 * i));
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return -1;
+    int rc = write(fd, le, 8) == 8 && write(fd, hdr, (size_t)len) == len && ftruncate(fd, (off_t)(8 + len + n)) == 0 ? 0 : -1;
+    return close(fd) || rc ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--list")) {
@@ -67,9 +115,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc != 4) { fprintf(stderr, "usage: pc_mutate BUG|zeros INPUT VIEW\n"); return 2; }
-    bool zeros = !strcmp(argv[1], "zeros");
-    int bug = zeros ? -1 : pc_bug_parse(argv[1]);
-    if (!zeros && bug < 0) { fprintf(stderr, "pc_mutate: unknown bug %s\n", argv[1]); return 2; }
+    bool zeros = !strcmp(argv[1], "zeros"), trans = !strcmp(argv[1], "transpose"), extra = !strcmp(argv[1], "extra"), big = !strcmp(argv[1], "bigdecl");
+    bool plain = trans || extra || big; /* the view as unpack wrote it, rearranged */
+    int bug = zeros || plain ? -1 : pc_bug_parse(argv[1]);
+    if (!zeros && !plain && bug < 0) { fprintf(stderr, "pc_mutate: unknown bug %s\n", argv[1]); return 2; }
     pc_ctx cx;
     if (pc_ctx_init(&cx, PC_PROFILE_STRICT)) return 2;
     pc_input *in = pc_input_open(argv[2], NULL, &cx), *view = NULL;
@@ -82,7 +131,7 @@ int main(int argc, char **argv)
     }
     size_t n = in ? in->nmodules : 0;
     const pc_module **mods = calloc(n + 1, sizeof *mods);
-    out_mod *out = calloc(n + 1, sizeof *out);
+    out_mod *out = calloc(n + 2, sizeof *out);
     for (size_t i = 0; i < n; i++) mods[i] = &in->modules[i];
     pc_sort(mods, n, sizeof *mods, cmp_prefix);
     int rc = 0;
@@ -102,6 +151,12 @@ int main(int argc, char **argv)
         uint8_t *c;
         float *w;
         if (read_view(view, m, &c, &w)) { fprintf(stderr, "pc_mutate: %s missing from the view\n", m->prefix); rc = 2; break; }
+        if (plain) {
+            o->codes = c;
+            o->weights = w;
+            if (trans && transpose(o)) rc = 2;
+            continue;
+        }
         dg_module dm;
         dg_out sim;
         if (dg_module_load(in, m, c, w, &dm)) { rc = 2; break; }
@@ -118,7 +173,19 @@ int main(int argc, char **argv)
         o->shape[o->ndim - 1] = sim.K;
         o->n = (size_t)(o->n / m->shape[m->ndim - 1] * sim.K);
     }
-    if (!rc && write_view(argv[3], out, n)) { fprintf(stderr, "pc_mutate: cannot write %s\n", argv[3]); rc = 2; }
+    out_mod more = {0};
+    if (!rc && extra && n) { /* a copy of the first module under a name the input does not have */
+        more = out[0];
+        more.cname = pc_asprintf("%s.extra.codes", out[0].cname);
+        more.wname = pc_asprintf("%s.extra.weight", out[0].cname);
+        out[n++] = more;
+    }
+    if (!rc && big) {
+        pc_input_free(view);
+        view = NULL;
+        if (n && write_big_declared(argv[3], out[0].cname, out[0].shape[0])) { fprintf(stderr, "pc_mutate: cannot write %s\n", argv[3]); rc = 2; }
+    } else if (!rc && write_view(argv[3], out, n)) { fprintf(stderr, "pc_mutate: cannot write %s\n", argv[3]); rc = 2; }
+    if (more.cname) { free(more.cname); free(more.wname); n--; }
     for (size_t i = 0; i < n; i++) { free(out[i].cname); free(out[i].wname); free(out[i].codes); free(out[i].weights); }
     free(out);
     free(mods);
