@@ -16,7 +16,7 @@
  * Weights: f32(e4m3(x)) * f32(s), or f32(q - zp) * f32(s), s = scale[n // bh, k // bw].
  * The compressed-tensors config is read with ct_config.c (the library's pydantic rules, CFG-02x). */
 #include "ct.h"
-#include "fp8.h"
+#include "../core/fp8_module.h"
 
 #include "../core/arith.h"
 #include "../core/scan.h"

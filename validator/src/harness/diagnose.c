@@ -4,7 +4,7 @@
 
 #include "../core/arith.h"
 #include "../core/util.h"
-#include "../formats/fp8.h"
+#include "../core/fp8_module.h"
 
 #include <math.h>
 #include <stdio.h>

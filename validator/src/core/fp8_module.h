@@ -1,4 +1,4 @@
-/* formats/fp8.c's description of one module, shared with the certify diagnosis
+/* formats/fp8.c's description of one module, kept in core so the certify diagnosis can read it
  * (harness/diagnose.c re-derives each element's scale from it). */
 #ifndef PC_FORMATS_FP8_H
 #define PC_FORMATS_FP8_H
