@@ -12,7 +12,8 @@ import struct
 # The parts of a pinned module M: M.<part> (GGUF: M.weight or M itself).
 MODULE_PARTS = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape",
                 "weight_global_scale", "input_global_scale", "weight", "weight_scale_2", "input_scale",
-                "qweight", "qzeros", "scales", "g_idx", "biases"}
+                "qweight", "qzeros", "scales", "g_idx", "biases",
+                "weight_scale_inv", "input_zero_point"}
 # Parts with dots (bitsandbytes 4-bit: M.weight.absmax, M.weight.quant_state.bitsandbytes__nf4, ...).
 DOTTED_PARTS = ("weight.absmax", "weight.quant_map", "weight.nested_absmax", "weight.nested_quant_map",
                 "weight.quant_state.bitsandbytes__nf4", "weight.quant_state.bitsandbytes__fp4")
@@ -93,6 +94,9 @@ def tensor_accounting(case_dir, input_rel, modules):
                 for dotted in DOTTED_PARTS:
                     if not checked and name.endswith("." + dotted) and name[:-len(dotted) - 1] in mods:
                         m, part, checked = name[:-len(dotted) - 1], dotted, True
+                # gpt-oss MXFP4: module P is made of P_blocks and P_scales
+                if not checked and name[-7:] in ("_blocks", "_scales") and name[:-7] in mods:
+                    m, part, checked = name[:-7], name[-6:], True
             plain = (ggml in PLAIN_GGUF) if gguf else (dtype in PLAIN_ST)
             rows.append((m, part, "checked" if checked else "plain" if plain else "unchecked"))
     quantized = {m for m, part, c in rows if c == "unchecked" and part == "weight"}

@@ -1,8 +1,9 @@
-/* Recognise-only: FP8 (DeepSeek-native `fp8`, compressed-tensors float-quantized), INT8
- * (compressed-tensors int-quantized / naive-quantized, W8A8) and MXFP4 (gpt-oss `*_blocks` /
- * `*_scales`, compressed-tensors mxfp4-pack-quantized). Not decoded yet: their tensors are
- * reported `unchecked` with the scheme named from the config (FORMATS-2.md; the FP8/MXFP4/int8
- * issue replaces this file with real modules). */
+/* Recognise-only: the FP8 and INT8 weights formats/fp8.c does not decode (ModelOpt FP8, E5M2,
+ * asymmetric compressed-tensors float weights, FP8 under another method's config) and
+ * compressed-tensors mxfp4-pack-quantized (gpt-oss `*_blocks` / `*_scales` are formats/mxfp4.c's). Their tensors are
+ * reported `unchecked` with the scheme named from the config (FORMATS-2.md). DeepSeek-native fp8
+ * and compressed-tensors int8 (int-/naive-quantized) are formats/fp8.c's: a tensor of theirs left
+ * unclaimed belongs to a module a rule rejected, so it is not named here. */
 #include "known_schemes.h"
 
 #include <cjson/cJSON.h>
@@ -51,12 +52,8 @@ static void fp8_scheme(const pc_input *in, const pc_tensor *w, pc_explain *e)
     if (ctf) {
         ct_strategy(in, strat, sizeof strat);
         snprintf(e->scheme, sizeof e->scheme, "compressed-tensors %.24s FP8 %s%.40s", ctf, fmt, strat);
-    } else if (qm && !strcmp(qm, "fp8")) {
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive((const cJSON *)in->qconfig, "weight_block_size");
-        if (cJSON_GetArraySize(b) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(b, 0)) && cJSON_IsNumber(cJSON_GetArrayItem(b, 1)))
-            snprintf(e->scheme, sizeof e->scheme, "fp8 (DeepSeek-native) %s, block %.0fx%.0f", fmt,
-                     cJSON_GetArrayItem(b, 0)->valuedouble, cJSON_GetArrayItem(b, 1)->valuedouble);
-        else snprintf(e->scheme, sizeof e->scheme, "fp8 %s", fmt);
+    } else if (qm) {
+        snprintf(e->scheme, sizeof e->scheme, "%.40s FP8 %s weight", qm, fmt);
     } else {
         snprintf(e->scheme, sizeof e->scheme, "FP8 %s weight", fmt);
     }
@@ -70,6 +67,9 @@ static bool explain_fp8_int8(const pc_input *in, const pc_tensor *t, pc_explain 
     if (!pc_split_suffix(t->name, k_parts, m, sizeof m)) return false;
     const pc_tensor *w = pc_sibling(in, m, "weight");
     if (!w) return false;
+    const char *qm = pc_input_qconfig_str(in, "quant_method"), *f = ct_format(in);
+    if (qm && !strcmp(qm, "fp8")) return false; /* formats/fp8.c */
+    if (w->dtype == PC_DT_I8 && f && (!strcmp(f, "int-quantized") || !strcmp(f, "naive-quantized"))) return false;
     if (w->dtype == PC_DT_F8_E4M3 || w->dtype == PC_DT_F8_E5M2) {
         fp8_scheme(in, w, e);
     } else if (w->dtype == PC_DT_I8 && (pc_sibling(in, m, "weight_scale") || ct_format(in))) {
@@ -86,22 +86,12 @@ static bool explain_fp8_int8(const pc_input *in, const pc_tensor *t, pc_explain 
 
 static bool explain_mxfp4(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
-    size_t n = strlen(t->name);
+    /* gpt-oss *_blocks / *_scales are formats/mxfp4.c's */
     const char *ctf = ct_format(in);
     char m[PREFIX_MAX];
     static const char *const k_ct[] = {"weight_packed", "weight_scale", NULL};
-    if (ctf && !strcmp(ctf, "mxfp4-pack-quantized") && pc_split_suffix(t->name, k_ct, m, sizeof m)) {
-        snprintf(e->scheme, sizeof e->scheme, "compressed-tensors mxfp4-pack-quantized (E2M1, E8M0 scales per 32)");
-    } else if ((n > 7 && !strcmp(t->name + n - 7, "_blocks")) || (n > 7 && !strcmp(t->name + n - 7, "_scales"))) {
-        /* gpt-oss / transformers: X_blocks U8 [.., K/32, 16] beside X_scales U8 [.., K/32] */
-        if (n - 7 >= sizeof m) return false;
-        memcpy(m, t->name, n - 7);
-        strcpy(m + n - 7, !strcmp(t->name + n - 7, "_blocks") ? "_scales" : "_blocks");
-        if (!pc_input_find(in, m) || t->dtype != PC_DT_U8) return false;
-        snprintf(e->scheme, sizeof e->scheme, "MXFP4 (gpt-oss *_blocks / *_scales, E8M0 scales per 32)");
-    } else {
-        return false;
-    }
+    if (!ctf || strcmp(ctf, "mxfp4-pack-quantized") || !pc_split_suffix(t->name, k_ct, m, sizeof m)) return false;
+    snprintf(e->scheme, sizeof e->scheme, "compressed-tensors mxfp4-pack-quantized (E2M1, E8M0 scales per 32)");
     snprintf(e->reason, sizeof e->reason, "%s", pc_not_decoded);
     return true;
 }

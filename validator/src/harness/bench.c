@@ -124,6 +124,28 @@ static void nvfp4_f32_run(const bench_case *c, pc_impl impl)
     pc_nvfp4_dequant(impl)(c->src, c->count / 16, 16, (const float *)(const void *)(c->src + c->count), c->out);
 }
 
+/* FP8 E4M3 / INT8 -> f32 over 512-column rows with 128x128 blocks (DeepSeek's grid): the bytes,
+ * then the scales (at most count / 128 of them, 4-aligned: count is a multiple of 512). */
+enum { F8_COLS = 512 };
+static size_t f8_in(unsigned b, size_t n) { (void)b; return n + n / 128 * 4; }
+static void f8_fill(uint8_t *src, size_t n)
+{
+    size_t count = n / 132 * 128; /* n = count + count/32 */
+    for (size_t i = 0; i < count; i++) src[i] = (uint8_t)(i * 37 % 127); /* no NaN encodings */
+    for (size_t g = 0; g < count / 128; g++) {
+        float s = 0.001f + (float)(g % 5) * 0.0005f;
+        memcpy(src + count + 4 * g, &s, 4);
+    }
+}
+static void fp8_f32_run(const bench_case *c, pc_impl impl)
+{
+    pc_fp8_dequant(impl)(c->src, c->count / F8_COLS, F8_COLS, 128, 128, (const float *)(const void *)(c->src + c->count), c->out);
+}
+static void int8_f32_run(const bench_case *c, pc_impl impl)
+{
+    pc_int8_dequant(impl)(c->src, c->count / F8_COLS, F8_COLS, 1, F8_COLS, (const float *)(const void *)(c->src + c->count), NULL, c->out);
+}
+
 #define CT_DENSE(bits, tm, tr) {"ct-dense-" #bits, "stream", bits, 1, stream_in, stream_run, tm, tr, 0, NULL}
 #define CT_LEGACY(bits, tm) {"ct-legacy-" #bits, "wordalign", bits, 1, word_in, word_run, tm, 0, 0, NULL}
 #define GPTQ(bits) {"gptq-" #bits, "gptq", bits, 1, gptq_in, gptq_run, 0.50, 0, 32 * GPTQ_N, NULL}
@@ -142,6 +164,8 @@ static const bench_entry k_entries[] = {
     GQ_ENTRIES(q4_k, 4, 256), GQ_ENTRIES(q6_k, 6, 256), GQ_ENTRIES(q5_k, 5, 256),
     GQ_ENTRIES(iq4_nl, 4, 32), GQ_ENTRIES(iq4_xs, 4, 256), GQ_ENTRIES(mxfp4, 4, 32),
     GQ_ENTRIES(q2_k, 2, 256), GQ_ENTRIES(q3_k, 3, 256), GQ_ENTRIES(tq1_0, 2, 256), GQ_ENTRIES(tq2_0, 2, 256),
+    {"fp8-f32", "fp8-deepseek", 8, 4, f8_in, fp8_f32_run, 0.80, 0, F8_COLS, f8_fill},   /* GB/s of f32 output */
+    {"int8-f32", "ct-int8", 8, 4, f8_in, int8_f32_run, 0.80, 0, F8_COLS, f8_fill},      /* channel scales */
 };
 
 /* ------------------------------------------------------------------------------------------------

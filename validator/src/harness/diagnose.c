@@ -5,6 +5,7 @@
 #include "../core/arith.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
+#include "../core/fp8_module.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,10 @@ static const struct { const char *id, *title; int variants; } k_bugs[PC_BUG_COUN
     [PC_BUG_CT_LAYOUT] = {"ct-layout", "compressed-tensors dense layout read as legacy word-aligned, or the reverse", 1},
     [PC_BUG_PAD_NOT_SLICED] = {"pad-not-sliced", "padded columns not sliced off (width taken from the packed tensor, not weight_shape)", 1},
     [PC_BUG_GLOBAL_SCALE_MUL] = {"global-scale-multiplied", "NVFP4 global scale multiplied instead of divided (or the reverse)", 1},
+    [PC_BUG_SCALE_GRID_T] = {"scale-grid-transposed", "FP8/INT8 block scale grid read transposed (scale[k // bw, n // bh])", 1},
+    [PC_BUG_BLOCK_FROM_SHAPE] = {"block-from-shape", "FP8/INT8 block size derived from the shapes (N // scale rows), not read from the config", 1},
+    [PC_BUG_SCALE_INV_DIVIDED] = {"scale-inv-divided", "DeepSeek weight_scale_inv divided instead of multiplied", 1},
+    [PC_BUG_E8M0_LINEAR] = {"e8m0-linear", "MXFP4 E8M0 scale byte used as a linear value instead of 2^(s - 127)", 1},
     [PC_BUG_ZERO_WRAP] = {"zero-wrap", "GPTQ v1 zero point stored as 2^b - 1 decoded as (stored + 1) & mask = 0 instead of 2^b", 1},
     [PC_BUG_MLX_BIAS_SUB] = {"mlx-bias-sub", "MLX affine bias subtracted instead of added (w = s*q - b)", 1},
     [PC_BUG_GLOBAL_SCALE_RECIP] = {"global-scale-reciprocal", "NVFP4 global scale converted through its reciprocal (1/(1/x) is not x in f32; ModelOpt <-> compressed-tensors names)", 1},
@@ -51,6 +56,8 @@ static bool layout_awq(const char *l) { return is_prefix(l, "awq"); }
 static bool layout_nvfp4(const char *l) { return is_prefix(l, "nvfp4"); }
 static bool layout_bnb(const char *l) { return !strcmp(l, "bnb-4bit"); }
 static bool layout_mlx(const char *l) { return !strcmp(l, "mlx-affine"); }
+static bool layout_fp8(const char *l) { return !strcmp(l, "fp8-deepseek") || !strcmp(l, "ct-fp8") || !strcmp(l, "ct-int8"); }
+static bool layout_mxfp4(const char *l) { return !strcmp(l, "mxfp4-gptoss"); }
 static bool layout_q4_0(const char *l) { return !strcmp(l, "gguf") || !strcmp(l, "q4_0") || is_prefix(l, "gguf-q4"); }
 
 /* ---- reading parameter tensors ---- */
@@ -141,11 +148,13 @@ static void stream_put(uint32_t *w, uint64_t nwords, uint64_t j, unsigned b, boo
 typedef struct params {
     float *s, *s_nog, *s_alt, *s_recip;
     int16_t *zq, *zq_nog, *zq_layout;
+    float *s_grid_t, *s_shape, *s_linear;
 } params;
 
 static void params_free(params *p)
 {
     free(p->s); free(p->s_nog); free(p->s_alt); free(p->s_recip); free(p->zq); free(p->zq_nog); free(p->zq_layout);
+    free(p->s_grid_t); free(p->s_shape); free(p->s_linear);
     memset(p, 0, sizeof *p);
 }
 
@@ -280,6 +289,65 @@ out:
     return rc;
 }
 
+/* FP8 / INT8 (formats/fp8.c): the module's own grid, plus the grid read transposed and the block size
+ * a reader derives from the shapes (floor(N / grid rows), clamped to the grid as such code indexes). */
+static int params_fp8(const pc_module *pm, dg_module *m, params *p)
+{
+    int rc = 1;
+    const f8_module *d = pm->priv;
+    float *sc = NULL;
+    int64_t *zp = NULL;
+    if (!d || m->E != 1 || d->rows != m->N || d->cols != m->K) FAIL("FP8 module description not understood");
+    sc = load_floats(d->scale);
+    zp = d->zp ? load_ints(d->zp) : NULL;
+    if (!sc || (d->zp && !zp) || d->scale->numel != d->gr * d->gc) FAIL("FP8 scales unreadable");
+    p->s = malloc(m->numel * sizeof *p->s);
+    p->zq = malloc(m->numel * sizeof *p->zq);
+    p->s_grid_t = malloc(m->numel * sizeof *p->s_grid_t);
+    p->s_shape = malloc(m->numel * sizeof *p->s_shape);
+    if (!p->s || !p->zq || !p->s_grid_t || !p->s_shape) { rc = -1; goto out; }
+    uint64_t bh2 = m->N / d->gr ? m->N / d->gr : 1, bw2 = m->K / d->gc ? m->K / d->gc : 1;
+    for (uint64_t n = 0; n < m->N; n++)
+        for (uint64_t k = 0; k < m->K; k++) {
+            size_t i = (size_t)(n * m->K + k);
+            uint64_t g = (n / d->bh) * d->gc + k / d->bw, r2 = n / bh2, c2 = k / bw2;
+            p->s[i] = sc[g];
+            p->s_grid_t[i] = sc[(k / d->bw) * d->gr + n / d->bh];
+            p->s_shape[i] = sc[(r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
+            p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? 128 + (zp ? zp[g] : 0) : 0); /* code u = q + 128 */
+        }
+    rc = 0;
+out:
+    free(sc); free(zp);
+    return rc;
+}
+
+/* MXFP4 (formats/mxfp4.c): one E8M0 byte per 32 codes of a row, 2^(s - 127); a linear reader uses s. */
+static int params_mxfp4(const pc_input *in, dg_module *m, params *p)
+{
+    int rc = 1;
+    int64_t *e = NULL;
+    char *name = pc_asprintf("%s_scales", m->prefix);
+    const pc_tensor *ts = name ? pc_input_find(in, name) : NULL;
+    free(name);
+    if (!ts || m->K % 32 || ts->numel != m->E * m->N * (m->K / 32)) FAIL("MXFP4 scales not found in the expected shape");
+    e = load_ints(ts);
+    if (!e) FAIL("MXFP4 scales unreadable");
+    p->s = malloc(m->numel * sizeof *p->s);
+    p->zq = calloc(m->numel, sizeof *p->zq);
+    p->s_linear = malloc(m->numel * sizeof *p->s_linear);
+    if (!p->s || !p->zq || !p->s_linear) { rc = -1; goto out; }
+    for (size_t i = 0; i < m->numel; i++) {
+        int64_t v = e[i / 32];
+        p->s[i] = ldexpf(1.0f, (int)v - 127);
+        p->s_linear[i] = (float)v;
+    }
+    rc = 0;
+out:
+    free(e);
+    return rc;
+}
+
 /* compressed-tensors int: weight_scale by strategy (tensor, channel, group, block), an optional
  * weight_zero_point (packed along dim 0 for group/channel, raw for tensor/block) and weight_g_idx. */
 typedef struct ct_grid { uint64_t rows, cols, bh, bw; } ct_grid;
@@ -376,6 +444,7 @@ static float weight_of(const dg_module *m, int v, float s, int zq)
         float e = k_e2m1[v & 7];
         return (v & 8 ? -e : e) * s;
     }
+    if (m->fp8) return pc_f8e4m3_to_f32((uint8_t)v) * s;
     return (float)(v - zq) * s;
 }
 
@@ -444,7 +513,8 @@ int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes
     m->numel = (size_t)pm->numel;
     m->codes = codes;
     m->weights = weights;
-    m->fp4 = layout_nvfp4(m->layout);
+    m->fp4 = layout_nvfp4(m->layout) || layout_mxfp4(m->layout);
+    m->fp8 = !strcmp(m->layout, "fp8-deepseek") || !strcmp(m->layout, "ct-fp8");
     if (pm->ndim < 2 || pm->ndim > 3 || m->bits < 1 || m->bits > 8) { snprintf(m->note, sizeof m->note, "module shape or bits not understood"); return 0; }
     if (layout_ct_int(m->layout)) {
         const pc_tensor *tp = find_t(in, m->prefix, "weight_packed");
@@ -458,6 +528,8 @@ int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes
            : layout_nvfp4(m->layout) ? params_nvfp4(in, m, &p)
            : layout_ct_int(m->layout) ? params_ct(in, m, &p)
            : layout_mlx(m->layout) || layout_bnb(m->layout) ? params_affine(pm, m, &p)
+           : layout_fp8(m->layout) ? params_fp8(pm, m, &p)
+           : layout_mxfp4(m->layout) ? params_mxfp4(in, m, &p)
            : (snprintf(m->note, sizeof m->note, "layout %s has no weight-level diagnosis", m->layout), 1);
     if (rc < 0) { params_free(&p); return -1; }
     if (rc > 0) { params_free(&p); return 0; }
@@ -477,13 +549,15 @@ int dg_module_load(const pc_input *in, const pc_module *pm, const uint8_t *codes
     }
     m->s = p.s; m->zq = p.zq; m->s_nog = p.s_nog; m->zq_nog = p.zq_nog; m->s_alt = p.s_alt; m->s_recip = p.s_recip;
     m->zq_layout = p.zq_layout;
+    m->s_grid_t = p.s_grid_t; m->s_shape = p.s_shape; m->s_linear = p.s_linear;
     return 0;
 }
 
 void dg_module_free(dg_module *m)
 {
     free(m->s); free(m->zq); free(m->s_nog); free(m->zq_nog); free(m->s_alt); free(m->s_recip); free(m->zq_layout); free(m->bias);
-    m->s = m->s_nog = m->s_alt = m->s_recip = NULL;
+    free(m->s_grid_t); free(m->s_shape); free(m->s_linear);
+    m->s = m->s_nog = m->s_alt = m->s_recip = m->s_grid_t = m->s_shape = m->s_linear = NULL;
     m->zq = m->zq_nog = m->zq_layout = NULL;
     m->bias = NULL;
 }
@@ -660,6 +734,7 @@ static int sim_params(const dg_module *m, pc_bug b, int variant, dg_out *out)
     const float *s = m->s;
     const int16_t *zq = m->zq;
     int dz = 0, wrap = 0;
+    bool divide = false;
     if (!m->s) return 1;
     if (b == PC_BUG_MLX_BIAS_SUB) {
         if (!m->bias) return 1;
@@ -673,7 +748,7 @@ static int sim_params(const dg_module *m, pc_bug b, int variant, dg_out *out)
     }
     if (m->bias || m->table) return 1; /* the integer/zero-point bugs below do not apply */
     if (b == PC_BUG_ZERO_OFF_BY_ONE) {
-        if (m->fp4 || layout_q4_0(m->layout)) return 1;
+        if (m->fp4 || layout_q4_0(m->layout) || layout_fp8(m->layout)) return 1;
         dz = variant ? 1 : -1;
     } else if (b == PC_BUG_G_IDX_IGNORED) {
         if (!m->s_nog) return 1;
@@ -685,6 +760,12 @@ static int sim_params(const dg_module *m, pc_bug b, int variant, dg_out *out)
     } else if (b == PC_BUG_GLOBAL_SCALE_RECIP) {
         if (!m->s_recip) return 1;
         s = m->s_recip;
+    } else if (b == PC_BUG_SCALE_GRID_T || b == PC_BUG_BLOCK_FROM_SHAPE || b == PC_BUG_E8M0_LINEAR) {
+        s = b == PC_BUG_SCALE_GRID_T ? m->s_grid_t : b == PC_BUG_BLOCK_FROM_SHAPE ? m->s_shape : m->s_linear;
+        if (!s) return 1;
+    } else if (b == PC_BUG_SCALE_INV_DIVIDED) {
+        if (strcmp(m->layout, "fp8-deepseek")) return 1;
+        divide = true;
     } else if (b == PC_BUG_ZERO_WRAP) {
         if (strcmp(m->layout, "gptq-v1")) return 1;
         wrap = 1 << m->bits;
@@ -694,7 +775,8 @@ static int sim_params(const dg_module *m, pc_bug b, int variant, dg_out *out)
     out->weights = malloc((m->numel ? m->numel : 1) * sizeof *out->weights);
     if (!out->codes || !out->weights) return -1;
     memcpy(out->codes, m->codes, m->numel);
-    for (size_t i = 0; i < m->numel; i++) out->weights[i] = weight_of(m, m->codes[i], s[i], wrap && zq[i] == wrap ? 0 : zq[i] + dz);
+    for (size_t i = 0; i < m->numel; i++)
+        out->weights[i] = divide ? pc_f8e4m3_to_f32(m->codes[i]) / s[i] : weight_of(m, m->codes[i], s[i], wrap && zq[i] == wrap ? 0 : zq[i] + dz);
     return 0;
 }
 

@@ -27,6 +27,10 @@ typedef enum pc_bug {
     PC_BUG_PAD_NOT_SLICED,   /* padded columns kept: width from the packed tensor, not weight_shape */
     PC_BUG_GLOBAL_SCALE_MUL, /* NVFP4 global scale multiplied instead of divided (or the reverse) */
     PC_BUG_MLX_BIAS_SUB,     /* MLX affine bias subtracted instead of added: w = s*q - b */
+    PC_BUG_SCALE_GRID_T,     /* FP8/INT8 block scale grid read transposed: scale[k // bw, n // bh] */
+    PC_BUG_BLOCK_FROM_SHAPE, /* FP8/INT8 block size derived as floor(N / rows of the grid), not read from the config */
+    PC_BUG_SCALE_INV_DIVIDED,/* DeepSeek weight_scale_inv divided instead of multiplied */
+    PC_BUG_E8M0_LINEAR,      /* MXFP4 E8M0 scale byte used as a linear value instead of 2^(s - 127) */
     PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
                                 diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */
@@ -47,7 +51,8 @@ typedef struct dg_module {
     size_t numel;
     const uint8_t *codes;   /* reference, borrowed */
     const float *weights;   /* reference, borrowed */
-    bool fp4;               /* NVFP4: weights are e2m1(code) * s */
+    bool fp4;               /* NVFP4, MXFP4: weights are e2m1(code) * s */
+    bool fp8;               /* FP8 E4M3: weights are e4m3(code) * s */
     float *s;               /* per element, NULL when the parameters could not be re-derived */
     int16_t *zq;
     float *s_nog;           /* parameters with group k // group_size (only when g_idx exists) */
@@ -58,6 +63,9 @@ typedef struct dg_module {
     const float *table;     /* bitsandbytes 4-bit: weights are table[code] * s (s the block scale) */
     float *bias;            /* MLX affine: weights are rT(rT(s * code) + bias), T = mlx_t */
     int mlx_t;
+    float *s_grid_t;        /* FP8/INT8: the scale grid read transposed */
+    float *s_shape;         /* FP8/INT8: block size derived from the shapes */
+    float *s_linear;        /* MXFP4: E8M0 byte as a linear scale */
     uint64_t packed_w;      /* compressed-tensors: int32 words per packed row (0 otherwise) */
     char note[160];         /* why parameters are missing, if they are */
 } dg_module;

@@ -179,6 +179,28 @@ static inline pc_gptq_fn pc_gptq_unpack_fn(pc_impl impl) { return impl == PC_IMP
 static inline pc_awq_fn pc_awq_unpack_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_awq_unpack_ref : pc_awq_unpack_fast; }
 static inline pc_unpack_fn pc_wordalign_fn(pc_impl impl) { return impl == PC_IMPL_REF ? pc_wordalign_unpack_ref : pc_wordalign_unpack_fast; }
 
+/* FP8 E4M3 (torch.float8_e4m3fn: bias 7, no infinities, S.1111.111 NaN) and INT8 weights with a
+ * 2-D grid of f32 scales (formats/fp8.c, CONTRACT 3). Element (n, k) of a rows x cols matrix uses
+ * scale[(n / bh) * gc + k / bw] with gc = ceil(cols / bw); partial edge blocks are the same lookup.
+ *   fp8:  out = f32(e4m3(w)) * scale             (e4m3 is exact in f32: one rounding)
+ *   int8: out = f32((int8)w - zp) * scale        (zp = zero[same index], 0 when zero is NULL)
+ * bh, bw >= 1. The oracle decodes the fields literally; the fast path moves the 7 magnitude bits
+ * into f32 position and rebiases the exponent (subnormal bytes from the integer mantissa). */
+void pc_fp8_dequant_ref(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale, float *out);
+void pc_fp8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale, float *out);
+void pc_int8_dequant_ref(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale,
+                         const int8_t *zero, float *out);
+void pc_int8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale,
+                          const int8_t *zero, float *out);
+typedef void (*pc_fp8_dequant_fn)(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale, float *out);
+typedef void (*pc_int8_dequant_fn)(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale,
+                                   const int8_t *zero, float *out);
+static inline pc_fp8_dequant_fn pc_fp8_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_fp8_dequant_ref : pc_fp8_dequant_fast; }
+static inline pc_int8_dequant_fn pc_int8_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_int8_dequant_ref : pc_int8_dequant_fast; }
+/* One run of n elements sharing one scale (and zero point): what a kernel set provides. */
+typedef void (*pc_fp8_run_fn)(const uint8_t *w, size_t n, float s, float *out);
+typedef void (*pc_int8_run_fn)(const uint8_t *w, size_t n, int zp, float s, float *out);
+
 /* One fast implementation: per-width functions (index b = 1..8; index 0 unused) and one function
  * per other layout (NULL: the scalar set's). */
 typedef void (*pc_unpack_b_fn)(const uint8_t *src, size_t count, uint8_t *out);
@@ -191,6 +213,8 @@ typedef struct pc_kernel_set {
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
     pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k, tq1_0, tq2_0;
+    pc_fp8_run_fn fp8_run;
+    pc_int8_run_fn int8_run;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

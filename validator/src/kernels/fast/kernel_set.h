@@ -44,6 +44,8 @@ void pc_mxfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
 /* fast/gguf_ternary.c */
 void pc_tq1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_fp8_run_scalar(const uint8_t *w, size_t n, float s, float *out);
+void pc_int8_run_scalar(const uint8_t *w, size_t n, int zp, float s, float *out);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1
@@ -57,6 +59,9 @@ void pc_awq_unpack_avx2(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
 void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 /* NVFP4 -> f32 (out[i] = e2m1(codes[i]) * group_scale[i / 16], rows * cols values, cols % 16 == 0). */
 void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
+/* FP8 E4M3 / INT8 runs sharing one scale (fast/fp8_avx2.c). */
+void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out);
+void pc_int8_run_avx2(const uint8_t *w, size_t n, int zp, float s, float *out);
 #endif
 
 #endif

@@ -123,4 +123,6 @@ const pc_kernel_set pc_kernels_scalar = {
     .q3_k = pc_q3_k_decode_scalar,
     .tq1_0 = pc_tq1_0_decode_scalar,
     .tq2_0 = pc_tq2_0_decode_scalar,
+    .fp8_run = pc_fp8_run_scalar,
+    .int8_run = pc_int8_run_scalar,
 };

@@ -224,6 +224,8 @@ const pc_kernel_set pc_kernels_avx2 = {
     .awq = pc_awq_unpack_avx2,
     .q4_0 = pc_q4_0_decode_avx2,
     .nvfp4_dequant = pc_nvfp4_dequant_avx2,
+    .fp8_run = pc_fp8_run_avx2,
+    .int8_run = pc_int8_run_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */

@@ -1,0 +1,16 @@
+/* formats/fp8.c's description of one module, kept in core so the certify diagnosis can read it
+ * (harness/diagnose.c re-derives each element's scale from it). */
+#ifndef PC_FORMATS_FP8_H
+#define PC_FORMATS_FP8_H
+
+#include "packcheck.h"
+
+enum f8_kind { F8_DEEPSEEK = 0, F8_CT_FLOAT = 1, F8_CT_INT = 2 };
+
+typedef struct f8_module {
+    enum f8_kind kind;
+    const pc_tensor *w, *scale, *zp;  /* zp: compressed-tensors int8 asymmetric only */
+    uint64_t rows, cols, bh, bw, gr, gc; /* element (n, k) uses scale[(n / bh) * gc + k / bw] */
+} f8_module;
+
+#endif
