@@ -92,6 +92,15 @@ def load_rules():
     return out
 
 
+def rules_without_fixture():
+    """Rules whose catalogue entry says why no pinned file can break them (a CTest covers them)."""
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "rules", "rules.json")) as f:
+        cat = json.load(f)
+    return {r["id"] for fam in cat["families"] for r in fam["rules"] if r.get("no_fixture")}
+
+
 class St:
     def __init__(self, out):
         self.out = out
@@ -548,6 +557,7 @@ def generate(out):
     gen_negative(s)
     gen_sharded(s)
     gen_sidecars(s)
-    # Every ST rule of the catalogue has a case.
-    missing = sorted(r for r in s.rules if r.startswith("ST-") and r not in s.covered)
+    # Every ST rule of the catalogue has a case, or says in `no_fixture` why it cannot.
+    exempt = rules_without_fixture()
+    missing = sorted(r for r in s.rules if r.startswith("ST-") and r not in s.covered and r not in exempt)
     assert not missing, f"ST rules without a case: {missing}"
