@@ -5,35 +5,7 @@
 PC=$1 SRC=$2 BIN=$3 TMP=$(mktemp -d)
 . "$SRC/validator/tests/cli/lib.inc"
 R=$SRC/validator/tests/readers
-if [ "${PACKCHECK_BROWSER_TESTS:-1}" = 0 ]; then echo "skipped: PACKCHECK_BROWSER_TESTS=0"; exit 77; fi
-CHROME=""
-for c in chromium chromium-browser google-chrome; do command -v "$c" >/dev/null 2>&1 && { CHROME=$(command -v "$c"); break; }; done
-if [ -z "$CHROME" ]; then
-    echo "FAIL: no chromium found (install it: scripts/install-deps.sh; or set PACKCHECK_BROWSER_TESTS=0 to skip)"
-    exit 1
-fi
-
-browse() { # HTML OUTPREFIX: dump the DOM and take a screenshot
-    prof=$(mktemp -d)
-    timeout 180 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
-        --disable-sync --no-first-run --disable-extensions --user-data-dir="$prof" --enable-logging=stderr --v=0 \
-        --dump-dom "file://$1" >"$2.dom" 2>"$2.log"
-    rc1=$?
-    timeout 180 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
-        --disable-sync --no-first-run --disable-extensions --user-data-dir="$prof" --hide-scrollbars --window-size=1400,1600 \
-        --screenshot="$2.png" "file://$1" >/dev/null 2>>"$2.log"
-    rc2=$?
-    rm -rf "$prof"
-    checks=$((checks + 1))
-    if [ "$rc1" != 0 ] || [ "$rc2" != 0 ]; then echo "FAIL: chromium exited $rc1/$rc2 on $1"; tail -5 "$2.log"; fails=$((fails + 1)); fi
-    checks=$((checks + 1))
-    if grep -E 'CONSOLE\(|Uncaught|Failed to load resource|net::ERR_' "$2.log" >/dev/null; then
-        echo "FAIL: console errors loading $1"; grep -E 'CONSOLE\(|Uncaught|Failed to load|net::ERR_' "$2.log" | head -5; fails=$((fails + 1))
-    fi
-    checks=$((checks + 1))
-    size=$(wc -c <"$2.png" 2>/dev/null || echo 0)
-    [ "$size" -gt 5000 ] || { echo "FAIL: screenshot of $1 is $size bytes"; fails=$((fails + 1)); }
-}
+. "$SRC/validator/tests/cli/browser.inc"
 
 # A live run: reject-all over the bundled corpus, so the matrix has coloured cells.
 "$PC" certify --reader "sh $R/reject_all.sh {input} {output}" --report html:"$TMP/live.html" >/dev/null
