@@ -251,6 +251,27 @@ typedef struct pc_explain {
     char reason[256];  /* "not decoded by this version" */
 } pc_explain;
 
+/* One kernel benchmark a format offers to `packcheck bench` (CONTRACT 6): the fast kernel and its
+ * oracle on the same input, timed against memcpy of the same output bytes (harness/bench.c). */
+typedef struct pc_bench_case {
+    const uint8_t *src;
+    size_t in_bytes;
+    size_t count;                                /* elements per call (codes or f32 values) */
+    unsigned b;
+    void *out;
+} pc_bench_case;
+typedef struct pc_bench_entry {
+    const char *name;                            /* "ct-dense-3", "q4_k-f32"; NULL ends a table */
+    const char *layout;
+    unsigned b;
+    size_t out_elem;                             /* output bytes per element: 1 (codes) or 4 (f32) */
+    size_t (*in_size)(unsigned b, size_t count); /* input bytes for count elements */
+    void (*run)(const pc_bench_case *c, pc_impl impl);
+    double target_memcpy, target_ref;            /* the issues' targets (reported, never asserted) */
+    size_t unit;                                 /* count is a multiple of this (0: 1) */
+    void (*fill)(uint8_t *src, size_t n);        /* shape random input bytes (finite scales); NULL: as is */
+} pc_bench_entry;
+
 typedef struct pc_format {
     const char *name;             /* "ct", "nvfp4", "gptq", "awq", "q4_0" */
     /* Does this input hold modules of this format? Cheap: config keys and tensor names. */
@@ -273,6 +294,9 @@ typedef struct pc_format {
     void (*pair_check)(const pc_input *source, const pc_input *target, pc_ctx *cx);
     /* Optional, for certify's diagnosis: module pm's per-group parameters. Returns 0, or -1. */
     int (*group_params)(const pc_module *pm, pc_group_params *out);
+    /* Optional, for `packcheck bench`: this format's kernels, a table ended by an entry with a NULL
+     * name (formats/<name>_bench.c). */
+    const pc_bench_entry *bench;
 } pc_format;
 
 extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/formats.c */

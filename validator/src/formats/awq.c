@@ -279,4 +279,6 @@ out:
     return rc;
 }
 
-const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free};
+extern const pc_bench_entry pc_awq_bench[]; /* awq_bench.c */
+const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free,
+                                  .bench = pc_awq_bench};

@@ -914,4 +914,6 @@ static int ct_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uint
 
 static void ct_module_free(void *priv) { free(priv); }
 
-const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free};
+extern const pc_bench_entry pc_ct_bench[]; /* ct_bench.c */
+const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free,
+                                 .bench = pc_ct_bench};

@@ -504,4 +504,6 @@ static int fp8_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint
 
 static void fp8_module_free(void *priv) { free(priv); }
 
-const pc_format pc_format_fp8 = {.name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free};
+extern const pc_bench_entry pc_fp8_bench[]; /* fp8_bench.c */
+const pc_format pc_format_fp8 = {.name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free,
+                                  .bench = pc_fp8_bench};

@@ -252,5 +252,6 @@ static int gq_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8
 }
 
 
+extern const pc_bench_entry pc_gguf_blocks_bench[]; /* gguf_blocks_bench.c */
 const pc_format pc_format_gguf_blocks = {
-    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free};
+    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free, .bench = pc_gguf_blocks_bench};

@@ -550,4 +550,6 @@ out:
     return rc;
 }
 
-const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free};
+extern const pc_bench_entry pc_gptq_bench[]; /* gptq_bench.c */
+const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free,
+                                   .bench = pc_gptq_bench};

@@ -519,6 +519,7 @@ static int nvfp4_decode(const pc_input *in, const pc_module *m, pc_impl impl, ui
 
 static void nvfp4_module_free(void *priv) { free(priv); }
 
+extern const pc_bench_entry pc_nvfp4_bench[]; /* nvfp4_bench.c */
 const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
                                    .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
-                                   .pair_check = pc_nvfp4_pair_check};
+                                   .pair_check = pc_nvfp4_pair_check, .bench = pc_nvfp4_bench};
