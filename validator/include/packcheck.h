@@ -204,6 +204,12 @@ typedef struct pc_input {
 pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *cx);
 void pc_input_free(pc_input *in);
 const pc_tensor *pc_input_find(const pc_input *in, const char *name);
+/* The tensor named prefix + suffix (suffix usually starts with "."), found without building the
+ * name: the lookups of a module's parts on a 100k-tensor checkpoint. NULL when absent. */
+const pc_tensor *pc_input_find_part(const pc_input *in, const char *prefix, const char *suffix);
+/* The tensors whose names start with `prefix`: a contiguous run of in->tensors (sorted by name)
+ * starting at *first; returns its length. */
+size_t pc_input_prefixed(const pc_input *in, const char *prefix, size_t *first);
 /* A string member of the quantization config that applies (in->qconfig), NULL when absent. */
 const char *pc_input_qconfig_str(const pc_input *in, const char *key);
 /* Read `len` bytes at `off` inside tensor t. Fails (returns -1, reports nothing) when out of
