@@ -1,6 +1,7 @@
 /* Opening an INPUT: a .safetensors file, a .gguf file, or a checkpoint folder (CONTRACT 1).
  * Reads every container's header and the sidecar configs; never reads tensor data. */
-#include "input.h"
+#include "gguf.h"
+#include "shard_index.h"
 
 #include "../core/file.h"
 #include "../core/pagebuf.h"
