@@ -14,11 +14,11 @@
  * `packcheck equiv` (harness/equiv.c), which needs two checkpoints. */
 #include "packcheck.h"
 
+#include "ct_match.h"
 #include "nvfp4.h"
 
 #include "../core/arith.h"
 #include "../core/json_get.h"
-#include "../core/pyre.h"
 #include "../core/scan.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
@@ -180,30 +180,17 @@ static void check_mo_config(const pc_input *in, pc_ctx *cx)
             check_mo_group_size(cx, cJSON_GetObjectItemCaseSensitive(pc_json_obj(g, "weights"), "group_size"), "config.json config_groups weights");
 }
 
-/* Does an ignore entry match module name m? compressed-tensors: exact name, or "re:" + a regex
- * matched at the start (Python re.match); ModelOpt: fnmatch patterns. */
-#define NV_IGNORE_MAX_ENTRIES 1024  /* a hostile config cannot make matching quadratic-slow */
-#define NV_IGNORE_MAX_PATTERN 512
-
-static bool ignore_matches(enum nv_naming nm, const char *pat, const char *m, pc_ctx *cx)
-{
-    if (strlen(pat) > NV_IGNORE_MAX_PATTERN) return false;
-    if (nm == NV_MO) return fnmatch(pat, m, 0) == 0;
-    if (strncmp(pat, "re:", 3)) return !strcmp(pat, m);
-    int r = pc_pyre_match(pat + 3, m);
-    pc_eval(cx, "CFG-031");
-    if (r == PC_PYRE_LIMIT)
-        pc_report(cx, "CFG-031", "ignore", -1, "pattern \"%.80s\" is over the matcher's limit of %d instructions: refused, not run", pat, PYRE_MAX_PROG);
-    return r == 1; /* a pattern with no ERE form matches nothing */
-}
-
+/* The ignore entry naming module m: compressed-tensors' matcher (ct_ignored_by), or ModelOpt's
+ * fnmatch patterns over exclude_modules, with the same bounds. */
 static const char *ignored_by(const nv_scheme *s, enum nv_naming nm, const char *m, pc_ctx *cx)
 {
+    if (nm != NV_MO) return ct_ignored_by(s->ignore, m, s->ignore_key, cx);
     const cJSON *e;
     int n = 0;
     cJSON_ArrayForEach(e, s->ignore) {
-        if (n++ == NV_IGNORE_MAX_ENTRIES) break;
-        if (cJSON_IsString(e) && ignore_matches(nm, e->valuestring, m, cx)) return e->valuestring;
+        if (n++ == CT_MATCH_MAX_ENTRIES) break;
+        if (cJSON_IsString(e) && strlen(e->valuestring) <= CT_MATCH_MAX_PATTERN && fnmatch(e->valuestring, m, 0) == 0)
+            return e->valuestring;
     }
     return NULL;
 }
