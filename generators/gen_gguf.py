@@ -288,8 +288,9 @@ def gen_valid(out):
                                 ("blk.0.attn_v.weight", q4(down[:8]), QT.Q4_0)], alignment=a)
         out.case("gguf", f"q4_0-align-{a}", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
                  source=f"{SRC_Q} with add_custom_alignment({a}); an F32 tensor of 7 elements between the Q4_0 ones forces padding",
-                 rules=["GGUF-012", "GGUF-026", "GGUF-027"], modules=pins(data),
-                 notes="alignment 1 is not a multiple of 8: GGUF-034 warns under the strict profile" if a == 1 else None)
+                 rules=["GGUF-012", "GGUF-026", "GGUF-027"], modules=pins(data), profile="compat" if a == 1 else None,
+                 notes="alignment 1 is not a multiple of 8: GGUF-034 rejects it under the strict profile, so this "
+                       "positive case runs under compat (ggml accepts alignment 1)" if a == 1 else None)
 
     # The seed's probes as codes. Patterned: every 32-element block holds code 0, so the reference
     # quantizer reproduces it exactly from x = (u - 8) * 2^-3; random and all-15 are packed here.
@@ -468,8 +469,17 @@ def gen_tensors(out):
         reject(out, "gguf", name, rule, gguf_file(k, ts, **kw)[0], why)
 
     one("name-64-bytes", "GGUF-015", [dict(q, name="n" * 64), f], "a 64-byte tensor name")
-    one("name-empty", "GGUF-016", [dict(q, name=""), f], "an empty tensor name (strict)")
-    one("name-with-nul", "GGUF-017", [dict(q, name="blk.0\0.attn_q.weight"), f], "a tensor name holding NUL")
+    # GGUF-016/017 are SHOULD in both profiles (docs/gguf.md does not forbid an empty name or U+0000):
+    # the strict cases pass with a warning; the NUL alias of another tensor's name breaks GGUF-018.
+    out.case("gguf", "name-empty", verdict="pass", layout="gguf",
+             files={"model.gguf": gguf_file(k, [dict(q, name=""), f])[0]}, input="model.gguf",
+             source=f"{SRC_H}: an empty tensor name (strict: GGUF-016 warns; the spec does not forbid it)", rules=["GGUF-016"],
+             modules={"": pins(gguf_file(k, [dict(q, name="x"), f])[0])["x"]})
+    passing(out, "name-with-nul", gguf_file(k, [q, dict(f, name="f32\0hidden")])[0], ["GGUF-017"],
+            "an F32 tensor name holding NUL (strict: GGUF-017 warns; U+0000 is valid UTF-8)")
+    one("name-nul-alias", "GGUF-018", [q, dict(f, name=q["name"] + "\0b")],
+        "a second tensor named blk.0.attn_q.weight NUL b: a C-string duplicate of the first (ggml 0.25.3 accepts it, "
+        "the second tensor unreachable by name)")
     one("name-duplicate", "GGUF-018", [q, dict(f, name=q["name"])], "two tensors named blk.0.attn_q.weight")
     one("name-not-utf8", "GGUF-035", [dict(q, name=b"blk.0.\xff.weight"), f], "a tensor name holding byte ff (not UTF-8)")
     one("n-dims-5", "GGUF-019", [tensor("x", [32, 1, 1, 1, 1], "F32"), f], "n_dims = 5 (ggml PR #709)")
@@ -503,13 +513,15 @@ def gen_tensors(out):
     short, _ = gguf_file(k, [f, q], final_pad=False)
     passing(out, "no-final-padding", short, ["GGUF-029"],
             "the data section ends at the last tensor's last byte (GGUF-029 warns; ggml no_alloc loads it)")
-    passing(out, "bool-2", gguf_file(k + [kv("x.flag", BOOL, 2)], [q, f])[0], ["GGUF-031"], "a BOOL value of 2 (warns in strict)")
+    reject(out, "gguf", "bool-2", "GGUF-031", gguf_file(k + [kv("x.flag", BOOL, 2)], [q, f])[0],
+           "a BOOL value of 2 (strict: docs/gguf.md 'anything else is invalid')")
     passing(out, "key-not-snake-case", gguf_file(k + [kv("General.Name", STRING, "x")], [q, f])[0], ["GGUF-032"],
             "key General.Name (warns in strict)")
     passing(out, "string-not-utf8", gguf_file(k + [kv("general.name", STRING, b"\xff\xfe")], [q, f])[0], ["GGUF-033"],
             "string value ff fe (warns in strict)")
     kk = [kv("general.alignment", U32, 4)] + [x for x in k if x[0] != "general.alignment"]
-    passing(out, "alignment-4", gguf_file(kk, [q, f], align=4)[0], ["GGUF-034"], "alignment 4 (warns in strict; ggml accepts)")
+    reject(out, "gguf", "alignment-4", "GGUF-034", gguf_file(kk, [q, f], align=4)[0],
+           "alignment 4 (strict: docs/gguf.md 'must be a multiple of 8'; ggml accepts)")
     # The compat profile relaxes what ggml accepts: the same files pass there without a warning.
     passing(out, "padding-nonzero-compat", nz, ["GGUF-030"], "non-zero pre-data padding under compat (GGUF-030 off)", profile="compat")
     passing(out, "bool-2-compat", gguf_file(k + [kv("x.flag", BOOL, 2)], [q, f])[0], ["GGUF-031"], "a BOOL value of 2 under compat", profile="compat")

@@ -24,8 +24,11 @@ expect_rc 0 "unpack Q4_0" -- "$PC" unpack "$G/q4_0-shapes/model.gguf" --out "$TM
 expect_rc 0 "the logical view validates" -- "$PC" validate "$TMP/view.safetensors"
 expect_rc 1 "unpack a rejected GGUF" -- "$PC" unpack "$SRC/fixtures/q40/d-nan/model.gguf" --out "$TMP/no.safetensors"
 checks=$((checks + 1)); [ -e "$TMP/no.safetensors" ] && { echo "FAIL: unpack left an output behind"; fails=$((fails + 1)); }
-expect_rc 0 "strict SHOULD rules only warn" -- "$PC" validate "$G/bool-2/model.gguf"
-expect_grep 'GGUF-031 warn' "$TMP/out" "bool 2 warns"
-expect_rc 0 "compat turns them off" -- "$PC" validate --profile compat "$G/bool-2/model.gguf"
+expect_rc 0 "strict SHOULD rules only warn" -- "$PC" validate "$G/key-not-snake-case/model.gguf"
+expect_grep 'GGUF-032 warn' "$TMP/out" "a key not in snake case warns"
+expect_rc 0 "compat turns them off" -- "$PC" validate --profile compat "$G/key-not-snake-case/model.gguf"
+expect_rc 1 "bool 2 is invalid under strict (docs/gguf.md)" -- "$PC" validate "$G/bool-2/bad.gguf"
+expect_grep 'GGUF-031' "$TMP/out" "names GGUF-031"
+expect_rc 0 "bool 2 passes under compat (ggml reads it as true)" -- "$PC" validate --profile compat "$G/bool-2/bad.gguf"
 rm -rf "$TMP"
 finish
