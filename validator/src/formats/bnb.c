@@ -16,6 +16,7 @@
 #include "qlinear.h"
 
 #include "../core/arith.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -381,11 +382,24 @@ static bool bnb_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
     return true;
 }
 
-static int bnb_group_params(const pc_module *pm, pc_group_params *out)
+/* Certify's diagnosis: w = table[code] * absmax[block], blocks over the flattened tensor; byte i
+ * holds flat elements 2i (high nibble) and 2i + 1 (low), across rows. */
+static int bnb_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
 {
-    memset(out, 0, sizeof *out);
-    return pc_bnb_params(pm, &out->scales, &out->group, &out->table);
+    (void)in;
+    float *sc = NULL;
+    size_t group = 0;
+    const float *table = NULL;
+    p->lay = (pc_diag_layout){.nibble = PC_NIB_FLAT_XOR, .nib_xor = 1};
+    p->kind = PC_DIAG_TABLE;
+    if (!want) return 0;
+    if (pc_bnb_params(pm, &sc, &group, &table) || !group) { snprintf(p->note, sizeof p->note, "bnb parameters unreadable"); free(sc); return 1; }
+    p->table = table;
+    int rc = pc_diag_alloc(p, (size_t)pm->numel, -1);
+    for (size_t i = 0; !rc && i < pm->numel; i++) p->s[i] = sc[i / group];
+    free(sc);
+    return rc;
 }
 
 const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
-                                 .module_free = free, .explain = bnb_explain, .group_params = bnb_group_params};
+                                 .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params};
