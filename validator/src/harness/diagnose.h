@@ -31,6 +31,9 @@ typedef enum pc_bug {
     PC_BUG_BLOCK_FROM_SHAPE, /* FP8/INT8 block size derived as floor(N / rows of the grid), not read from the config */
     PC_BUG_SCALE_INV_DIVIDED,/* DeepSeek weight_scale_inv divided instead of multiplied */
     PC_BUG_E8M0_LINEAR,      /* MXFP4 E8M0 scale byte used as a linear value instead of 2^(s - 127) */
+    PC_BUG_MLX_MSB_FIRST,    /* MLX's LSB-first uint32 stream read MSB-first */
+    PC_BUG_BNB_ROW_BLOCKS,   /* bitsandbytes blocks counted per row instead of over the flattened tensor */
+    PC_BUG_BNB_NESTED_OFFSET,/* bitsandbytes nested (double-quant) absmax: offset dropped */
     PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
                                 diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */

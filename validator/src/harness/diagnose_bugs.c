@@ -19,4 +19,7 @@ const dg_bug_def dg_bugs[PC_BUG_COUNT] = {
     [PC_BUG_ZERO_WRAP] = {"zero-wrap", "GPTQ v1 zero point stored as 2^b - 1 decoded as (stored + 1) & mask = 0 instead of 2^b", 1, DG_SIM_ZERO_WRAP, 0},
     [PC_BUG_MLX_BIAS_SUB] = {"mlx-bias-sub", "MLX affine bias subtracted instead of added (w = s*q - b)", 1, DG_SIM_BIAS_SUB, 0},
     [PC_BUG_GLOBAL_SCALE_RECIP] = {"global-scale-reciprocal", "NVFP4 global scale converted through its reciprocal (1/(1/x) is not x in f32; ModelOpt <-> compressed-tensors names)", 1, DG_SIM_ALT_SCALE, PC_ALT_GLOBAL_RECIP},
+    [PC_BUG_MLX_MSB_FIRST] = {"mlx-msb-first", "MLX uint32 words read MSB-first (MLX packs element j of a word at bits j*b, LSB first)", 1, DG_SIM_MSB_FIRST, 0},
+    [PC_BUG_BNB_ROW_BLOCKS] = {"bnb-row-blocks", "bitsandbytes 4-bit blocks counted per row instead of over the flattened tensor", 1, DG_SIM_ALT_SCALE, PC_ALT_ROW_BLOCKS},
+    [PC_BUG_BNB_NESTED_OFFSET] = {"bnb-nested-offset", "bitsandbytes nested (double-quant) absmax offset dropped (absmax = code_map[q] * nested_absmax, no + offset)", 1, DG_SIM_ALT_SCALE, PC_ALT_NESTED_OFFSET},
 };
