@@ -15,7 +15,7 @@ typedef struct fixture { dg_module m; uint8_t *codes; float *w; } fixture;
 /* The layout data the real format reports for a module of `layout` (pc_format.diag_params, no input). */
 static void layout_from_format(dg_module *m, const char *layout)
 {
-    static const struct { const char *prefix, *fmt; } k_map[] = {{"gptq", "gptq"}, {"awq", "awq"}, {"gguf", "gguf-blocks"}, {"nvfp4", "nvfp4"}, {"ct-", "ct"}};
+    static const struct { const char *prefix, *fmt; } k_map[] = {{"gptq", "gptq"}, {"awq", "awq"}, {"gguf", "gguf-blocks"}, {"nvfp4", "nvfp4"}, {"ct-", "ct"}, {"mlx", "mlx"}};
     for (size_t j = 0; j < sizeof k_map / sizeof k_map[0]; j++) {
         if (strncmp(layout, k_map[j].prefix, strlen(k_map[j].prefix))) continue;
         for (const pc_format *const *f = pc_formats; *f; f++) {
@@ -213,6 +213,24 @@ static void test_params_bugs(void)
     drop(&x);
 }
 
+/* MLX packs element j of a uint32 at bits j*b (LSB first); an MSB-first reader takes slot 7 - j. */
+static void test_msb_first(void)
+{
+    fixture x;
+    make(&x, "mlx-affine", 4, 2, 16, pat16, 0, false);
+    free(x.m.p.s); /* codes only: the affine weights need the format's own formula */
+    x.m.p.s = NULL;
+    dg_out o;
+    CHECK(dg_simulate(&x.m, PC_BUG_MLX_MSB_FIRST, 0, &o) == 0, "mlx-msb-first applies to 4-bit");
+    bool rev = true;
+    for (int k = 0; k < 16; k++) rev &= o.codes[k] == x.codes[k - k % 8 + 7 - k % 8];
+    CHECK(rev, "each word's eight slots reversed");
+    dg_out_free(&o);
+    names_itself(&x.m, PC_BUG_MLX_MSB_FIRST, 0);
+    CHECK(dg_simulate(&x.m, PC_BUG_NIBBLE_SWAP, 0, &o) == 1, "no nibble pairing in MLX words");
+    drop(&x);
+}
+
 static void test_ulp(void)
 {
     CHECK(dg_f32_close(1.0f, 1.0f, 0), "equal");
@@ -230,6 +248,7 @@ int main(void)
     test_q4_0_and_fp4();
     test_ct_layout_and_pad();
     test_params_bugs();
+    test_msb_first();
     test_ulp();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
