@@ -204,6 +204,12 @@ typedef struct pc_input {
 pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *cx);
 void pc_input_free(pc_input *in);
 const pc_tensor *pc_input_find(const pc_input *in, const char *name);
+/* The tensor named prefix + suffix (suffix usually starts with "."), found without building the
+ * name: the lookups of a module's parts on a 100k-tensor checkpoint. NULL when absent. */
+const pc_tensor *pc_input_find_part(const pc_input *in, const char *prefix, const char *suffix);
+/* The tensors whose names start with `prefix`: a contiguous run of in->tensors (sorted by name)
+ * starting at *first; returns its length. */
+size_t pc_input_prefixed(const pc_input *in, const char *prefix, size_t *first);
 /* A string member of the quantization config that applies (in->qconfig), NULL when absent. */
 const char *pc_input_qconfig_str(const pc_input *in, const char *key);
 /* Read `len` bytes at `off` inside tensor t. Fails (returns -1, reports nothing) when out of
@@ -311,6 +317,27 @@ typedef struct pc_explain {
     char reason[256];  /* "not decoded by this version" */
 } pc_explain;
 
+/* One kernel benchmark a format offers to `packcheck bench` (CONTRACT 6): the fast kernel and its
+ * oracle on the same input, timed against memcpy of the same output bytes (harness/bench.c). */
+typedef struct pc_bench_case {
+    const uint8_t *src;
+    size_t in_bytes;
+    size_t count;                                /* elements per call (codes or f32 values) */
+    unsigned b;
+    void *out;
+} pc_bench_case;
+typedef struct pc_bench_entry {
+    const char *name;                            /* "ct-dense-3", "q4_k-f32"; NULL ends a table */
+    const char *layout;
+    unsigned b;
+    size_t out_elem;                             /* output bytes per element: 1 (codes) or 4 (f32) */
+    size_t (*in_size)(unsigned b, size_t count); /* input bytes for count elements */
+    void (*run)(const pc_bench_case *c, pc_impl impl);
+    double target_memcpy, target_ref;            /* the issues' targets (reported, never asserted) */
+    size_t unit;                                 /* count is a multiple of this (0: 1) */
+    void (*fill)(uint8_t *src, size_t n);        /* shape random input bytes (finite scales); NULL: as is */
+} pc_bench_entry;
+
 typedef struct pc_format {
     const char *name;             /* "ct", "nvfp4", "gptq", "awq", "q4_0" */
     /* Does this input hold modules of this format? Cheap: config keys and tensor names. */
@@ -335,6 +362,9 @@ typedef struct pc_format {
      * always; the per-element arrays only when want_params (the module is small enough) and the
      * format can re-derive them, else out->s stays NULL and out->note says why. 0, or -1 (memory). */
     int (*diag_params)(const pc_input *in, const pc_module *pm, bool want_params, pc_diag_params *out);
+    /* Optional, for `packcheck bench`: this format's kernels, a table ended by an entry with a NULL
+     * name (formats/<name>_bench.c). */
+    const pc_bench_entry *bench;
 } pc_format;
 
 extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/formats.c */

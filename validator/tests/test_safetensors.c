@@ -2,7 +2,6 @@
  * hand-built inputs, both profiles), u64 edge numbers, writer round trips, and property tests
  * (random valid headers accepted; mutated and truncated files always end in a verdict, and an
  * accepted file's tensors always lie inside it). */
-#include "container/input.h"
 #include "container/json_lex.h"
 #include "container/safetensors.h"
 #include "core/file.h"

@@ -11,7 +11,7 @@
  * shows all its header defects. Tensors are handed on (appended to the input) only when no MUST
  * or LIMIT rule of family GGUF broke; F32, F16 and other quant types are described like Q4_0
  * ones, and only the format modules decide what they decode. */
-#include "input.h"
+#include "gguf.h"
 
 #include "../core/arith.h"
 #include "../core/file.h"

@@ -1,6 +1,7 @@
 /* Opening an INPUT: a .safetensors file, a .gguf file, or a checkpoint folder (CONTRACT 1).
  * Reads every container's header and the sidecar configs; never reads tensor data. */
-#include "input.h"
+#include "gguf.h"
+#include "shard_index.h"
 
 #include "../core/file.h"
 #include "../core/pagebuf.h"
@@ -31,6 +32,37 @@ const pc_tensor *pc_input_find(const pc_input *in, const char *name)
 {
     pc_tensor key = {.name = (char *)name};
     return in->ntensors ? bsearch(&key, in->tensors, in->ntensors, sizeof key, cmp_tensor) : NULL;
+}
+
+/* Index of the first tensor whose name is not below key (names are sorted by strcmp). */
+static size_t lower_bound(const pc_input *in, const char *key, size_t klen, const char *key2)
+{
+    size_t lo = 0, hi = in->ntensors;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *n = in->tensors[mid].name;
+        int c = strncmp(n, key, klen);
+        if (!c && key2) c = strcmp(n + klen, key2); /* without key2, a name starting with key is not below it */
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+const pc_tensor *pc_input_find_part(const pc_input *in, const char *prefix, const char *suffix)
+{
+    size_t lp = strlen(prefix), i = lower_bound(in, prefix, lp, suffix);
+    if (i == in->ntensors) return NULL;
+    const char *n = in->tensors[i].name;
+    return !strncmp(n, prefix, lp) && !strcmp(n + lp, suffix) ? &in->tensors[i] : NULL;
+}
+
+size_t pc_input_prefixed(const pc_input *in, const char *prefix, size_t *first)
+{
+    size_t lp = strlen(prefix), i = lower_bound(in, prefix, lp, NULL), n = 0;
+    *first = i;
+    while (i + n < in->ntensors && !strncmp(in->tensors[i + n].name, prefix, lp)) n++;
+    return n;
 }
 
 const char *pc_input_qconfig_str(const pc_input *in, const char *key)

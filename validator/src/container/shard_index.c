@@ -1,6 +1,6 @@
 /* Sharded checkpoints: model.safetensors.index.json's weight_map must name only shards that
  * exist, and every tensor must live in exactly the shard it names (transformers' sharding). */
-#include "input.h"
+#include "shard_index.h"
 
 #include "../core/file.h"
 #include "../core/util.h"

@@ -91,8 +91,15 @@ int pc_diag_alloc(pc_diag_params *p, size_t n, int alt)
     size_t c = n ? n : 1;
     p->s = malloc(c * sizeof *p->s);
     p->zq = calloc(c, sizeof *p->zq);
-    if (alt >= 0) { p->alt_s[alt] = malloc(c * sizeof *p->alt_s[alt]); if (!p->alt_s[alt]) return -1; }
+    if (alt >= 0 && pc_diag_alloc_alt(p, n, (pc_diag_alt)alt)) return -1;
     return p->s && p->zq ? 0 : -1;
+}
+
+int pc_diag_alloc_alt(pc_diag_params *p, size_t n, pc_diag_alt alt)
+{
+    free(p->alt_s[alt]);
+    p->alt_s[alt] = malloc((n ? n : 1) * sizeof *p->alt_s[alt]);
+    return p->alt_s[alt] ? 0 : -1;
 }
 
 void pc_diag_params_free(pc_diag_params *p)

@@ -19,4 +19,5 @@ void pc_diag_stream_put(uint32_t *w, uint64_t nwords, uint64_t j, unsigned b, bo
 
 /* s and zq of n elements (and alt_s/alt_zq[alt] when alt >= 0); 0, or -1 when out of memory. */
 int pc_diag_alloc(pc_diag_params *p, size_t n, int alt);
+int pc_diag_alloc_alt(pc_diag_params *p, size_t n, pc_diag_alt alt); /* alt_s[alt] alone */
 #endif

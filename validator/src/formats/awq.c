@@ -331,4 +331,5 @@ static int awq_diag_params(const pc_input *in, const pc_module *pm, bool want, p
     return want ? awq_diag_fill(in, pm, p) : 0;
 }
 
-const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params};
+extern const pc_bench_entry pc_awq_bench[]; /* awq_bench.c */
+const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};

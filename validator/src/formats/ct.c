@@ -590,12 +590,15 @@ static bool check_g_idx(const pc_input *in, const char *prefix, ct_mod *m, pc_ct
 static bool check_companions(const pc_input *in, const char *prefix, const ct_mod *m, pc_ctx *cx)
 {
     static const char *const known[] = {"weight_packed", "weight_shape", "weight_scale", "weight_zero_point", "weight_g_idx", NULL};
-    size_t plen = strlen(prefix);
+    size_t plen = strlen(prefix), first, n;
     bool ok = true;
     pc_eval(cx, "CT-021");
-    for (size_t i = 0; i < in->ntensors; i++) {
+    char *dotted = pc_asprintf("%s.", prefix);
+    if (!dotted) return false;
+    n = pc_input_prefixed(in, dotted, &first); /* sorted names: M's tensors are one run */
+    free(dotted);
+    for (size_t i = first; i < first + n; i++) {
         const pc_tensor *t = &in->tensors[i];
-        if (strncmp(t->name, prefix, plen) || t->name[plen] != '.') continue;
         const char *s = t->name + plen + 1;
         if (strchr(s, '.')) continue; /* a child module's tensor */
         bool known_s = false;
@@ -1021,4 +1024,5 @@ static int ct_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
     return want ? ct_diag_fill(in, pm, p) : 0;
 }
 
-const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params};
+extern const pc_bench_entry pc_ct_bench[]; /* ct_bench.c */
+const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};

@@ -4,6 +4,7 @@
 #define PC_FORMATS_CT_H
 
 #include "packcheck.h"
+#include "ct_match.h"
 
 #include <stdbool.h>
 #include <stdint.h>

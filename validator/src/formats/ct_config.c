@@ -385,15 +385,25 @@ static int target_rank(const char *t, const char *name, const char *src, pc_ctx 
     return !strchr(t, '.') && t[0] >= 'A' && t[0] <= 'Z' ? 1 : 0;
 }
 
-const ct_group *ct_config_match(const ct_config *c, const char *prefix, bool *ignored, pc_ctx *cx)
+const char *ct_ignored_by(const void *list, const char *name, const char *src, pc_ctx *cx)
 {
-    *ignored = false;
     const cJSON *x;
-    cJSON_ArrayForEach(x, (const cJSON *)c->ignore) {
+    int n = 0;
+    cJSON_ArrayForEach(x, (const cJSON *)list) {
+        if (n++ == CT_MATCH_MAX_ENTRIES) break;
         /* a class name in ignore (e.g. "Embedding") cannot be resolved without the model: only
          * names and patterns are applied. */
-        if (cJSON_IsString(x) && target_rank(x->valuestring, prefix, c->source, cx) >= 2) *ignored = true;
+        if (cJSON_IsString(x) && strlen(x->valuestring) <= CT_MATCH_MAX_PATTERN &&
+            target_rank(x->valuestring, name, src, cx) >= 2)
+            return x->valuestring;
     }
+    return NULL;
+}
+
+const ct_group *ct_config_match(const ct_config *c, const char *prefix, bool *ignored, pc_ctx *cx)
+{
+    *ignored = ct_ignored_by(c->ignore, prefix, c->source, cx) != NULL;
+    const cJSON *x;
     const ct_group *best = NULL;
     int best_rank = 0;
     for (size_t i = 0; i < c->ngroups; i++) {

@@ -521,9 +521,7 @@ static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
     int rc = 1;
     if (!sc || (d->zp && !zp) || d->scale->numel != d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
     rc = -1;
-    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc(p, 0, PC_ALT_BLOCK_SHAPE)) goto out;
-    free(p->alt_s[PC_ALT_BLOCK_SHAPE]);
-    if (!(p->alt_s[PC_ALT_BLOCK_SHAPE] = malloc((size_t)pm->numel * sizeof(float)))) goto out;
+    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_BLOCK_SHAPE)) goto out;
     uint64_t bh2 = N / d->gr ? N / d->gr : 1, bw2 = K / d->gc ? K / d->gc : 1;
     for (uint64_t n = 0; n < N; n++)
         for (uint64_t k = 0; k < K; k++) {
@@ -550,4 +548,5 @@ static int fp8_diag_params(const pc_input *in, const pc_module *pm, bool want, p
     return want ? fp8_diag_fill(pm, p) : 0;
 }
 
-const pc_format pc_format_fp8 = {.name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free, .diag_params = fp8_diag_params};
+extern const pc_bench_entry pc_fp8_bench[]; /* fp8_bench.c */
+const pc_format pc_format_fp8 = {.name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free, .diag_params = fp8_diag_params, .bench = pc_fp8_bench};

@@ -285,5 +285,6 @@ static int gq_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
     return want ? gq_diag_fill(in, pm, p) : 0;
 }
 
+extern const pc_bench_entry pc_gguf_blocks_bench[]; /* gguf_blocks_bench.c */
 const pc_format pc_format_gguf_blocks = {
-    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free, .diag_params = gq_diag_params};
+    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free, .diag_params = gq_diag_params, .bench = pc_gguf_blocks_bench};

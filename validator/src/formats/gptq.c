@@ -609,4 +609,5 @@ static int gptq_diag_params(const pc_input *in, const pc_module *pm, bool want, 
     return want ? gptq_diag_fill(in, pm, p) : 0;
 }
 
-const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params};
+extern const pc_bench_entry pc_gptq_bench[]; /* gptq_bench.c */
+const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};

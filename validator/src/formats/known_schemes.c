@@ -9,13 +9,9 @@ const char pc_not_decoded[] = "not decoded by this version of packcheck: no rule
 
 const pc_tensor *pc_sibling(const pc_input *in, const char *prefix, const char *suffix)
 {
-    size_t lp = strlen(prefix), ls = strlen(suffix);
-    char *name = malloc(lp + ls + 2);
-    if (!name) return NULL;
-    snprintf(name, lp + ls + 2, "%s.%s", prefix, suffix);
-    const pc_tensor *t = pc_input_find(in, name);
-    free(name);
-    return t;
+    char dotted[64];
+    if (snprintf(dotted, sizeof dotted, ".%s", suffix) >= (int)sizeof dotted) return NULL;
+    return pc_input_find_part(in, prefix, dotted);
 }
 
 bool pc_split_suffix(const char *name, const char *const *suffixes, char *buf, size_t n)

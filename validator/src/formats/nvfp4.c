@@ -14,11 +14,11 @@
  * `packcheck equiv` (harness/equiv.c), which needs two checkpoints. */
 #include "packcheck.h"
 
+#include "ct_match.h"
 #include "nvfp4.h"
 
 #include "../core/arith.h"
 #include "../core/json_get.h"
-#include "../core/pyre.h"
 #include "../core/scan.h"
 #include "../core/diag_util.h"
 #include "../core/util.h"
@@ -182,30 +182,17 @@ static void check_mo_config(const pc_input *in, pc_ctx *cx)
             check_mo_group_size(cx, cJSON_GetObjectItemCaseSensitive(pc_json_obj(g, "weights"), "group_size"), "config.json config_groups weights");
 }
 
-/* Does an ignore entry match module name m? compressed-tensors: exact name, or "re:" + a regex
- * matched at the start (Python re.match); ModelOpt: fnmatch patterns. */
-#define NV_IGNORE_MAX_ENTRIES 1024  /* a hostile config cannot make matching quadratic-slow */
-#define NV_IGNORE_MAX_PATTERN 512
-
-static bool ignore_matches(enum nv_naming nm, const char *pat, const char *m, pc_ctx *cx)
-{
-    if (strlen(pat) > NV_IGNORE_MAX_PATTERN) return false;
-    if (nm == NV_MO) return fnmatch(pat, m, 0) == 0;
-    if (strncmp(pat, "re:", 3)) return !strcmp(pat, m);
-    int r = pc_pyre_match(pat + 3, m);
-    pc_eval(cx, "CFG-031");
-    if (r == PC_PYRE_LIMIT)
-        pc_report(cx, "CFG-031", "ignore", -1, "pattern \"%.80s\" is over the matcher's limit of %d instructions: refused, not run", pat, PYRE_MAX_PROG);
-    return r == 1; /* a pattern with no ERE form matches nothing */
-}
-
+/* The ignore entry naming module m: compressed-tensors' matcher (ct_ignored_by), or ModelOpt's
+ * fnmatch patterns over exclude_modules, with the same bounds. */
 static const char *ignored_by(const nv_scheme *s, enum nv_naming nm, const char *m, pc_ctx *cx)
 {
+    if (nm != NV_MO) return ct_ignored_by(s->ignore, m, s->ignore_key, cx);
     const cJSON *e;
     int n = 0;
     cJSON_ArrayForEach(e, s->ignore) {
-        if (n++ == NV_IGNORE_MAX_ENTRIES) break;
-        if (cJSON_IsString(e) && ignore_matches(nm, e->valuestring, m, cx)) return e->valuestring;
+        if (n++ == CT_MATCH_MAX_ENTRIES) break;
+        if (cJSON_IsString(e) && strlen(e->valuestring) <= CT_MATCH_MAX_PATTERN && fnmatch(e->valuestring, m, 0) == 0)
+            return e->valuestring;
     }
     return NULL;
 }
@@ -538,9 +525,7 @@ static int nv_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params 
     int rc = 1;
     if (!ws || !gs) { snprintf(p->note, sizeof p->note, "NVFP4 scales unreadable"); goto out; }
     rc = -1;
-    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GLOBAL_OTHER) || pc_diag_alloc(p, 0, PC_ALT_GLOBAL_RECIP)) goto out;
-    free(p->alt_s[PC_ALT_GLOBAL_RECIP]);
-    if (!(p->alt_s[PC_ALT_GLOBAL_RECIP] = malloc((size_t)pm->numel * sizeof(float)))) goto out;
+    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GLOBAL_OTHER) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_GLOBAL_RECIP)) goto out;
     for (size_t i = 0; i < pm->numel; i++) {
         float block = ws[i / 16], g = gs[tg->numel == 1 ? 0 : i / per];
         float inv = 1.0f / g; /* what a converter between the two namings stores */
@@ -561,6 +546,7 @@ static int nv_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
     return want ? nv_diag_fill(in, pm, p) : 0;
 }
 
+extern const pc_bench_entry pc_nvfp4_bench[]; /* nvfp4_bench.c */
 const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
                                    .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
-                                   .pair_check = pc_nvfp4_pair_check, .diag_params = nv_diag_params};
+                                   .pair_check = pc_nvfp4_pair_check, .diag_params = nv_diag_params, .bench = pc_nvfp4_bench};

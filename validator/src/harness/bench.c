@@ -5,6 +5,8 @@
  * GB = 1e9 bytes of output: one byte per code, four per f32 value. */
 #include "bench.h"
 
+#include "packcheck.h"
+
 #include "../core/sha256.h"
 #include "../kernels/kernels.h"
 
@@ -26,147 +28,8 @@
 #define PC_BUILD_TYPE "unknown"
 #endif
 
-/* ------------------------------------------------------------------------------------------------
- * The entries: one per kernel and width. Each knows its input size and how to call both versions.
- * --------------------------------------------------------------------------------------------- */
-
-typedef struct bench_case {
-    const uint8_t *src;
-    size_t in_bytes;
-    size_t count;   /* elements per call (codes or f32 values) */
-    unsigned b;
-    void *out;
-} bench_case;
-
-typedef struct bench_entry {
-    const char *name;
-    const char *layout;
-    unsigned b;
-    size_t out_elem;                                   /* output bytes per element */
-    size_t (*in_size)(unsigned b, size_t count);
-    void (*run)(const bench_case *c, pc_impl impl);
-    double target_memcpy, target_ref;                  /* the issue's targets (reviewed, never asserted) */
-    size_t unit;                                       /* count is a multiple of this (0: 1) */
-    void (*fill)(uint8_t *src, size_t n);              /* input bytes (NULL: random) */
-} bench_entry;
-
-static size_t stream_in(unsigned b, size_t n) { return n / 8 * b + ((n % 8) * b + 7) / 8; }
-static size_t word_in(unsigned b, size_t n) { return (n + 32 / b - 1) / (32 / b) * 4; }
-static void stream_run(const bench_case *c, pc_impl impl) { pc_stream_fn(impl)(c->src, c->b, c->count, c->out); }
-static void word_run(const bench_case *c, pc_impl impl) { pc_wordalign_fn(impl)(c->src, c->b, c->count, c->out); }
-
-/* GPTQ: [K, N] codes from [K*b/32, N] words, N = 256 columns (an nn.Linear's out side). */
-enum { GPTQ_N = 256, AWQ_N = 256 };
-static size_t gptq_in(unsigned b, size_t n) { return n / GPTQ_N * b / 32 * GPTQ_N * 4; }
-static void gptq_run(const bench_case *c, pc_impl impl) { pc_gptq_unpack_fn(impl)(c->src, c->b, c->count / GPTQ_N, GPTQ_N, c->out); }
-static size_t awq_in(unsigned b, size_t n) { (void)b; return n / 2; }
-static void awq_run(const bench_case *c, pc_impl impl) { pc_awq_unpack_fn(impl)(c->src, c->count / AWQ_N, AWQ_N, c->out); }
-/* Q4_0: 18-byte blocks of 32; finite scales (d = 0.5 .. 2). */
-static size_t q4_in(unsigned b, size_t n) { (void)b; return n / 32 * 18; }
-static void q4_fill(uint8_t *src, size_t n)
-{
-    for (size_t i = 0; i + 18 <= n; i += 18) { src[i] = (uint8_t)(i * 7); src[i + 1] = (uint8_t)(0x38 + (i / 18) % 8); }
-}
-static void q4_codes_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, c->out, NULL); }
-static void q4_f32_run(const bench_case *c, pc_impl impl) { pc_q4_0_fn_for(impl)(c->src, c->count / 32, NULL, c->out); }
-
-static void fill_random_bytes(uint8_t *p, size_t n)
-{
-    uint64_t r = 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < n; i++) { r ^= r << 13; r ^= r >> 7; r ^= r << 17; p[i] = (uint8_t)(r >> 24); }
-}
-
-/* The other GGUF block types (Q8_0 34, Q4_1 20, Q5_0 22, Q5_1 24 bytes per 32): finite d and m. */
-static void gq_fill(uint8_t *src, size_t n, size_t bytes, unsigned nscales, size_t at)
-{
-    fill_random_bytes(src, n);
-    for (size_t i = 0; i + bytes <= n; i += bytes)
-        for (unsigned f = 0; f < nscales; f++) { src[i + at + 2 * f] = (uint8_t)(i * 7); src[i + at + 2 * f + 1] = (uint8_t)(0x38 + (i / bytes) % 8); }
-}
-#define GQ_BENCH(type, elems, bytes, nscales, at)                                                                         \
-    static size_t type##_in(unsigned b, size_t n) { (void)b; return n / elems * bytes; }                                  \
-    static void type##_fill(uint8_t *src, size_t n) { gq_fill(src, n, bytes, nscales, at); }                            \
-    static void type##_codes_run(const bench_case *c, pc_impl impl)                                                       \
-    { (impl == PC_IMPL_REF ? pc_##type##_decode_ref : pc_##type##_decode_fast)(c->src, c->count / elems, c->out, NULL); } \
-    static void type##_f32_run(const bench_case *c, pc_impl impl)                                                         \
-    { (impl == PC_IMPL_REF ? pc_##type##_decode_ref : pc_##type##_decode_fast)(c->src, c->count / elems, NULL, c->out); }
-GQ_BENCH(q8_0, 32, 34, 1, 0)
-GQ_BENCH(q4_1, 32, 20, 2, 0)
-GQ_BENCH(q5_0, 32, 22, 1, 0)
-GQ_BENCH(q5_1, 32, 24, 2, 0)
-GQ_BENCH(q4_k, 256, 144, 2, 0)
-GQ_BENCH(q6_k, 256, 210, 1, 208)
-GQ_BENCH(q5_k, 256, 176, 2, 0)
-GQ_BENCH(iq4_nl, 32, 18, 1, 0)
-GQ_BENCH(iq4_xs, 256, 136, 1, 0)
-GQ_BENCH(mxfp4, 32, 17, 0, 0)
-GQ_BENCH(q2_k, 256, 84, 2, 80)
-GQ_BENCH(q3_k, 256, 110, 1, 108)
-GQ_BENCH(tq1_0, 256, 54, 1, 52)
-GQ_BENCH(tq2_0, 256, 66, 1, 64)
-#define GQ_ENTRIES(type, bits, elems)                                                                    \
-    {#type, #type, bits, 1, type##_in, type##_codes_run, 0.80, 0, elems, type##_fill},                   \
-    {#type "-f32", #type, bits, 4, type##_in, type##_f32_run, 0.80, 0, elems, type##_fill} /* GB/s of f32 output */
-
-/* NVFP4 -> f32: codes (one per byte) and one f32 scale per 16, as the module hands them over. */
-static size_t nvfp4_f32_in(unsigned b, size_t n) { (void)b; return n + n / 16 * 4; }
-static void nvfp4_fill(uint8_t *src, size_t n)
-{
-    size_t count = n / 5 * 4; /* n = count + count/4 */
-    for (size_t g = 0; g < count / 16; g++) {
-        float s = 0.25f + (float)(g % 7) * 0.125f;
-        memcpy(src + count + 4 * g, &s, 4);
-    }
-}
-static void nvfp4_f32_run(const bench_case *c, pc_impl impl)
-{
-    /* the scales follow the codes in src (4-aligned: count is a multiple of 64) */
-    pc_nvfp4_dequant(impl)(c->src, c->count / 16, 16, (const float *)(const void *)(c->src + c->count), c->out);
-}
-
-/* FP8 E4M3 / INT8 -> f32 over 512-column rows with 128x128 blocks (DeepSeek's grid): the bytes,
- * then the scales (at most count / 128 of them, 4-aligned: count is a multiple of 512). */
-enum { F8_COLS = 512 };
-static size_t f8_in(unsigned b, size_t n) { (void)b; return n + n / 128 * 4; }
-static void f8_fill(uint8_t *src, size_t n)
-{
-    size_t count = n / 132 * 128; /* n = count + count/32 */
-    for (size_t i = 0; i < count; i++) src[i] = (uint8_t)(i * 37 % 127); /* no NaN encodings */
-    for (size_t g = 0; g < count / 128; g++) {
-        float s = 0.001f + (float)(g % 5) * 0.0005f;
-        memcpy(src + count + 4 * g, &s, 4);
-    }
-}
-static void fp8_f32_run(const bench_case *c, pc_impl impl)
-{
-    pc_fp8_dequant(impl)(c->src, c->count / F8_COLS, F8_COLS, 128, 128, (const float *)(const void *)(c->src + c->count), c->out);
-}
-static void int8_f32_run(const bench_case *c, pc_impl impl)
-{
-    pc_int8_dequant(impl)(c->src, c->count / F8_COLS, F8_COLS, 1, F8_COLS, (const float *)(const void *)(c->src + c->count), NULL, c->out);
-}
-
-#define CT_DENSE(bits, tm, tr) {"ct-dense-" #bits, "stream", bits, 1, stream_in, stream_run, tm, tr, 0, NULL}
-#define CT_LEGACY(bits, tm) {"ct-legacy-" #bits, "wordalign", bits, 1, word_in, word_run, tm, 0, 0, NULL}
-#define GPTQ(bits) {"gptq-" #bits, "gptq", bits, 1, gptq_in, gptq_run, 0.50, 0, 32 * GPTQ_N, NULL}
-
-static const bench_entry k_entries[] = {
-    CT_DENSE(1, 0.60, 0), CT_DENSE(2, 0.60, 0), CT_DENSE(3, 0.70, 50), CT_DENSE(4, 0.90, 100),
-    CT_DENSE(5, 0.60, 0), CT_DENSE(6, 0.60, 0), CT_DENSE(7, 0.60, 0), CT_DENSE(8, 0.60, 0),
-    CT_LEGACY(3, 0.70), CT_LEGACY(5, 0.60), CT_LEGACY(6, 0.60), CT_LEGACY(7, 0.60),
-    GPTQ(2), GPTQ(3), GPTQ(4), GPTQ(8),
-    {"awq-4", "awq-gemm", 4, 1, awq_in, awq_run, 0.90, 0, AWQ_N, NULL}, /* memcpy and the peers carry the claim (issue 18) */
-    {"q4_0", "q4_0", 4, 1, q4_in, q4_codes_run, 0.90, 100, 32, q4_fill},
-    {"q4_0-f32", "q4_0", 4, 4, q4_in, q4_f32_run, 0.50, 0, 32, q4_fill}, /* GB/s of f32 output */
-    {"nvfp4", "stream", 4, 1, stream_in, stream_run, 0.90, 100, 0, NULL}, /* E2M1 codes: the 4-bit stream */
-    {"nvfp4-f32", "nvfp4", 4, 4, nvfp4_f32_in, nvfp4_f32_run, 0.50, 0, 64, nvfp4_fill}, /* GB/s of f32 output */
-    GQ_ENTRIES(q8_0, 8, 32), GQ_ENTRIES(q4_1, 4, 32), GQ_ENTRIES(q5_0, 5, 32), GQ_ENTRIES(q5_1, 5, 32),
-    GQ_ENTRIES(q4_k, 4, 256), GQ_ENTRIES(q6_k, 6, 256), GQ_ENTRIES(q5_k, 5, 256),
-    GQ_ENTRIES(iq4_nl, 4, 32), GQ_ENTRIES(iq4_xs, 4, 256), GQ_ENTRIES(mxfp4, 4, 32),
-    GQ_ENTRIES(q2_k, 2, 256), GQ_ENTRIES(q3_k, 3, 256), GQ_ENTRIES(tq1_0, 2, 256), GQ_ENTRIES(tq2_0, 2, 256),
-    {"fp8-f32", "fp8-deepseek", 8, 4, f8_in, fp8_f32_run, 0.80, 0, F8_COLS, f8_fill},   /* GB/s of f32 output */
-    {"int8-f32", "ct-int8", 8, 4, f8_in, int8_f32_run, 0.80, 0, F8_COLS, f8_fill},      /* channel scales */
-};
+/* The entries come from the formats (pc_format.bench, formats/<name>_bench.c): each knows its
+ * input size and how to call its fast kernel and its oracle. */
 
 /* ------------------------------------------------------------------------------------------------
  * Timing
@@ -218,7 +81,7 @@ typedef struct copy_arg { void *dst; const void *src; size_t n; } copy_arg;
 static void *(*volatile g_memcpy)(void *, const void *, size_t) = memcpy;
 static void call_memcpy(void *a) { copy_arg *c = a; g_memcpy(c->dst, c->src, c->n); }
 
-typedef struct kernel_arg { const bench_entry *e; bench_case c; pc_impl impl; } kernel_arg;
+typedef struct kernel_arg { const pc_bench_entry *e; pc_bench_case c; pc_impl impl; } kernel_arg;
 static void call_kernel(void *a) { kernel_arg *k = a; k->e->run(&k->c, k->impl); }
 
 static double time_reps(const contender *c)
@@ -282,7 +145,7 @@ static void add_stat(cJSON *o, const char *key, stat3 s, bool minmax)
  * One kernel entry
  * --------------------------------------------------------------------------------------------- */
 
-static cJSON *bench_entry_run(const bench_entry *e, const pc_bench_opts *o, int *mismatch)
+static cJSON *bench_entry_run(const pc_bench_entry *e, const pc_bench_opts *o, int *mismatch)
 {
     cJSON *j = cJSON_CreateObject();
     size_t count = o->out_bytes / e->out_elem;
@@ -462,6 +325,18 @@ static cJSON *build_info(void)
     return b;
 }
 
+static void print_entry(FILE *f, const pc_bench_entry *e, const cJSON *j)
+{
+    const cJSON *err = cJSON_GetObjectItem(j, "error");
+    if (err) fprintf(f, "%-14s ERROR %s\n", e->name, err->valuestring);
+    else
+        fprintf(f, "%-14s fast %7.2f GB/s  oracle %7.3f GB/s  memcpy %7.2f GB/s  fast/memcpy %5.2f  fast/oracle %7.1f\n",
+                e->name, cJSON_GetObjectItem(j, "fast_gbps")->valuedouble, cJSON_GetObjectItem(j, "ref_gbps")->valuedouble,
+                cJSON_GetObjectItem(j, "memcpy_gbps")->valuedouble, cJSON_GetObjectItem(j, "fast_vs_memcpy")->valuedouble,
+                cJSON_GetObjectItem(j, "fast_vs_ref")->valuedouble);
+    fflush(f);
+}
+
 void pc_bench_defaults(pc_bench_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -504,22 +379,13 @@ cJSON *pc_bench_run(const pc_bench_opts *o, int *mismatch)
         free(b);
     }
     cJSON *ks = cJSON_AddArrayToObject(doc, "kernels");
-    for (size_t i = 0; i < sizeof k_entries / sizeof *k_entries; i++) {
-        const bench_entry *e = &k_entries[i];
-        if (o->only && !strstr(e->name, o->only)) continue;
-        cJSON *j = bench_entry_run(e, o, mismatch);
-        cJSON_AddItemToArray(ks, j);
-        if (o->progress) {
-            cJSON *fm = cJSON_GetObjectItem(j, "fast_vs_memcpy"), *err = cJSON_GetObjectItem(j, "error");
-            if (err) fprintf(o->progress, "%-14s ERROR %s\n", e->name, err->valuestring);
-            else
-                fprintf(o->progress, "%-14s fast %7.2f GB/s  oracle %7.3f GB/s  memcpy %7.2f GB/s  fast/memcpy %5.2f  fast/oracle %7.1f\n",
-                        e->name, cJSON_GetObjectItem(j, "fast_gbps")->valuedouble, cJSON_GetObjectItem(j, "ref_gbps")->valuedouble,
-                        cJSON_GetObjectItem(j, "memcpy_gbps")->valuedouble, fm->valuedouble,
-                        cJSON_GetObjectItem(j, "fast_vs_ref")->valuedouble);
-            fflush(o->progress);
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        for (const pc_bench_entry *e = (*f)->bench; e && e->name; e++) {
+            if (o->only && !strstr(e->name, o->only)) continue;
+            cJSON *j = bench_entry_run(e, o, mismatch);
+            cJSON_AddItemToArray(ks, j);
+            if (o->progress) print_entry(o->progress, e, j);
         }
-    }
     int met = 0, total = 0;
     cJSON *k;
     cJSON_ArrayForEach(k, ks) {

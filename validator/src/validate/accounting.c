@@ -31,16 +31,11 @@ void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout)
 
 size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes)
 {
-    size_t n = 0, lp = strlen(prefix);
+    size_t n = 0;
     for (; *suffixes; suffixes++) {
-        size_t ls = strlen(*suffixes);
-        char *name = malloc(lp + ls + 2);
-        if (!name) return n;
-        memcpy(name, prefix, lp);
-        name[lp] = '.';
-        memcpy(name + lp + 1, *suffixes, ls + 1);
-        const pc_tensor *t = pc_input_find(in, name);
-        free(name);
+        char dotted[64];
+        if (snprintf(dotted, sizeof dotted, ".%s", *suffixes) >= (int)sizeof dotted) continue;
+        const pc_tensor *t = pc_input_find_part(in, prefix, dotted);
         if (t) { pc_tensor_claim(in, t, layout); n++; }
     }
     return n;

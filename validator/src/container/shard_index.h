@@ -1,9 +1,7 @@
-#ifndef PC_INPUT_H
-#define PC_INPUT_H
+/* model.safetensors.index.json (shard_index.c). */
+#ifndef PC_SHARD_INDEX_H
+#define PC_SHARD_INDEX_H
 #include "packcheck.h"
-
-/* The GGUF container reader (gguf.c): rules GGUF-*, tensors appended like st_read_header. */
-int gguf_read(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *ntensors, size_t *cap);
 
 /* model.safetensors.index.json (shard_index.c). st_index_load parses and checks the index and
  * returns the shard file names it names (ST-030, ST-031); st_index_verify checks, once the shards
