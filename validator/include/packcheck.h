@@ -240,16 +240,76 @@ typedef struct pc_module {
     void *priv;                   /* the format's own description of the module */
 } pc_module;
 
-/* Per-group dequantisation parameters a format hands to diagnosis (pc_format.group_params), so
- * harness/diagnose.c can re-derive weights without knowing the format: fresh arrays, caller frees. */
-typedef struct pc_group_params {
-    float *scales;            /* one per group */
-    float *biases;            /* one per group, NULL when the format has none */
-    size_t group;             /* elements per group: along each row when row_groups, else over the flat tensor */
-    bool row_groups;
-    int scale_type;           /* the format's rounding type for its weight formula (MLX: pc_mlx_t) */
-    const float *table;       /* codebook indexed by code, NULL when codes are integers */
-} pc_group_params;
+/* What certify's diagnosis needs to simulate known reader bugs on one module, filled by the format
+ * (pc_format.diag_params) so harness/diagnose.c names no format. The logical view is ([E,] N, K),
+ * element i = (e*N + n)*K + k. Layout facts are data: which misreads a module admits follows from
+ * them, not from its layout name. */
+typedef enum pc_diag_kind {
+    PC_DIAG_INT,    /* w = f32(v - zq) * s */
+    PC_DIAG_E2M1,   /* w = e2m1(v) * s (FP4 with a per-element scale) */
+    PC_DIAG_E4M3,   /* w = e4m3(v) * s */
+    PC_DIAG_TABLE,  /* w = table[v] * s */
+    PC_DIAG_AFFINE  /* w = affine(v, s, bias): the format's own formula (rounding included) */
+} pc_diag_kind;
+
+/* Alternative per-element scales (and zero points) a buggy reader would use. */
+typedef enum pc_diag_alt {
+    PC_ALT_NO_GIDX,      /* group k // group_size, g_idx ignored */
+    PC_ALT_GLOBAL_OTHER, /* a global scale applied the other way round (multiplied / divided) */
+    PC_ALT_GLOBAL_RECIP, /* a global scale inverted first, then applied the other way round */
+    PC_ALT_GRID_T,       /* a block scale grid read transposed */
+    PC_ALT_BLOCK_SHAPE,  /* block size derived from the shapes, not read from the config */
+    PC_ALT_EXP_LINEAR,   /* an exponent scale byte used as a linear value */
+    PC_ALT_ROW_BLOCKS,   /* blocks counted per row instead of over the flattened tensor */
+    PC_ALT_NESTED_OFFSET,/* a nested (double-quantised) scale's offset dropped */
+    PC_ALT_COUNT
+} pc_diag_alt;
+
+/* How a single nibble swap pairs elements (high and low half of each byte trade places). */
+typedef enum pc_diag_nibble {
+    PC_NIB_NONE,
+    PC_NIB_K_XOR,    /* element k pairs with k ^ nib_xor in its row */
+    PC_NIB_FLAT_XOR, /* flat element i pairs with i ^ nib_xor (bytes across rows) */
+    PC_NIB_SLOT      /* slots 2j and 2j+1 of a word trade places (through slot_order, along N) */
+} pc_diag_nibble;
+
+typedef struct pc_diag_layout {
+    unsigned word_bits;          /* 32 when codes sit in int32 words with 32/bits fields each, else 0 */
+    int pack_dim;                /* the words run along: 'K' or 'N' (0: not word-packed) */
+    const unsigned *slot_order;  /* slot f of a word holds element base + slot_order[f]; NULL: f */
+    unsigned slots;              /* length of slot_order */
+    bool axis_misread;           /* a reader may take the words as packed along the other axis */
+    bool order_misread;          /* a reader may skip the slot order (on the codes and the zero points) */
+    bool sign_ext;               /* a reader may shift arithmetically: the top slot sign-extends */
+    bool msb_first;              /* a reader may read each word's slots from the top bit down */
+    pc_diag_nibble nibble;
+    unsigned nib_xor;
+    bool stream;                 /* rows are a bit stream of words: dense (fields cross words) or aligned */
+    bool stream_aligned;         /* this module's stream is word-aligned (floor(32/b) fields per word) */
+    uint64_t stream_words;       /* words per packed row as stored (0: unknown) */
+    bool zero_shift;             /* zero point +-1 misreads apply (version conventions) */
+    int zero_wrap;               /* stored zero 2^b - 1 read as 0 instead of this value (0: n/a) */
+    bool scale_divided;          /* a reader may divide by the scale instead of multiplying */
+} pc_diag_layout;
+
+typedef struct pc_diag_params {
+    pc_diag_layout lay;          /* always filled, also when parameters are not */
+    pc_diag_kind kind;
+    const float *table;          /* PC_DIAG_TABLE: codebook indexed by code (static storage) */
+    int scale_type;              /* PC_DIAG_AFFINE: the format's rounding type */
+    /* PC_DIAG_AFFINE: w for code q with scale s and bias b (the format's oracle formula) */
+    float (*affine)(uint8_t q, float s, float b, int scale_type);
+    float *s;                    /* per element; NULL when the format cannot re-derive them */
+    int16_t *zq;                 /* per element, zero point in code units */
+    float *bias;                 /* PC_DIAG_AFFINE: per element */
+    int16_t *zq_layout;          /* the zero point a reader of the other stream layout sees */
+    float *alt_s[PC_ALT_COUNT];  /* per element, NULL when that misread does not apply */
+    int16_t *alt_zq[PC_ALT_COUNT]; /* NULL: the zero point is zq */
+    char note[160];              /* why s is NULL */
+} pc_diag_params;
+
+/* Per-element arrays of a pc_diag_params (caller frees with pc_diag_params_free). */
+void pc_diag_params_free(pc_diag_params *p);
 
 /* Why a tensor that no module claimed was not checked (pc_format.explain). */
 typedef struct pc_explain {
@@ -298,8 +358,10 @@ typedef struct pc_format {
      * gets without --tolerance (0: exact), and pair_check reports the contract's rules into cx. */
     bool (*pair_detect)(const pc_input *source, const pc_input *target, unsigned *default_ulp);
     void (*pair_check)(const pc_input *source, const pc_input *target, pc_ctx *cx);
-    /* Optional, for certify's diagnosis: module pm's per-group parameters. Returns 0, or -1. */
-    int (*group_params)(const pc_module *pm, pc_group_params *out);
+    /* Optional, for certify's diagnosis: fill *out for module pm (out zeroed by the caller). Layout
+     * always; the per-element arrays only when want_params (the module is small enough) and the
+     * format can re-derive them, else out->s stays NULL and out->note says why. 0, or -1 (memory). */
+    int (*diag_params)(const pc_input *in, const pc_module *pm, bool want_params, pc_diag_params *out);
     /* Optional, for `packcheck bench`: this format's kernels, a table ended by an entry with a NULL
      * name (formats/<name>_bench.c). */
     const pc_bench_entry *bench;

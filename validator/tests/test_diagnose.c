@@ -12,6 +12,20 @@ static int passed, failed;
 
 typedef struct fixture { dg_module m; uint8_t *codes; float *w; } fixture;
 
+/* The layout data the real format reports for a module of `layout` (pc_format.diag_params, no input). */
+static void layout_from_format(dg_module *m, const char *layout)
+{
+    static const struct { const char *prefix, *fmt; } k_map[] = {{"gptq", "gptq"}, {"awq", "awq"}, {"gguf", "gguf-blocks"}, {"nvfp4", "nvfp4"}, {"ct-", "ct"}, {"mlx", "mlx"}};
+    for (size_t j = 0; j < sizeof k_map / sizeof k_map[0]; j++) {
+        if (strncmp(layout, k_map[j].prefix, strlen(k_map[j].prefix))) continue;
+        for (const pc_format *const *f = pc_formats; *f; f++) {
+            if (strcmp((*f)->name, k_map[j].fmt)) continue;
+            pc_module pm = {.prefix = (char *)"m", .layout = layout, .fmt = *f, .ndim = 2, .shape = {m->N, m->K}, .numel = m->numel, .bits = m->bits};
+            CHECK((*f)->diag_params(NULL, &pm, false, &m->p) == 0, "%s describes %s", k_map[j].fmt, layout);
+        }
+    }
+}
+
 /* A module with codes from f(n, k), per-element scale 0.5 + n/8 and zero point zq. */
 static void make(fixture *x, const char *layout, unsigned bits, uint64_t N, uint64_t K, unsigned (*f)(uint64_t, uint64_t), int zq, bool fp4)
 {
@@ -27,21 +41,22 @@ static void make(fixture *x, const char *layout, unsigned bits, uint64_t N, uint
     m->N = N;
     m->K = K;
     m->numel = n;
-    m->fp4 = fp4;
-    m->s = malloc(n * sizeof *m->s);
-    m->zq = malloc(n * sizeof *m->zq);
+    layout_from_format(m, layout);
+    CHECK(fp4 == (m->p.kind == PC_DIAG_E2M1), "%s: the format's weight formula", layout);
+    m->p.s = malloc(n * sizeof *m->p.s);
+    m->p.zq = malloc(n * sizeof *m->p.zq);
     for (uint64_t r = 0; r < N; r++)
         for (uint64_t k = 0; k < K; k++) {
             size_t i = (size_t)(r * K + k);
             x->codes[i] = (uint8_t)f(r, k);
-            m->s[i] = 0.5f + (float)r / 8;
-            m->zq[i] = (int16_t)zq;
+            m->p.s[i] = 0.5f + (float)r / 8;
+            m->p.zq[i] = (int16_t)zq;
             if (fp4) {
                 static const float e[8] = {0, .5f, 1, 1.5f, 2, 3, 4, 6};
                 float v = e[x->codes[i] & 7];
-                x->w[i] = (x->codes[i] & 8 ? -v : v) * m->s[i];
+                x->w[i] = (x->codes[i] & 8 ? -v : v) * m->p.s[i];
             } else {
-                x->w[i] = (float)(x->codes[i] - zq) * m->s[i];
+                x->w[i] = (float)(x->codes[i] - zq) * m->p.s[i];
             }
         }
     m->codes = x->codes;
@@ -98,7 +113,7 @@ static void test_sign_ext(void)
     dg_out o;
     CHECK(dg_simulate(&x.m, PC_BUG_SIGN_EXT, 0, &o) == 0, "sign-extension applies");
     CHECK(o.codes[7] == 0xff && o.codes[6] == 15 && o.codes[15] == 0xff, "top slot sign-extended: %u %u", o.codes[7], o.codes[6]);
-    CHECK(o.weights[7] == (float)(-1 - 8) * x.m.s[7], "sign-extended weight %g", (double)o.weights[7]);
+    CHECK(o.weights[7] == (float)(-1 - 8) * x.m.p.s[7], "sign-extended weight %g", (double)o.weights[7]);
     dg_out_free(&o);
     names_itself(&x.m, PC_BUG_SIGN_EXT, 0);
     drop(&x);
@@ -117,8 +132,8 @@ static void test_q4_0_and_fp4(void)
     drop(&x);
 
     make(&x, "nvfp4-ct", 4, 4, 32, pat16, 0, true);
-    x.m.s_alt = malloc(x.m.numel * sizeof *x.m.s_alt);
-    for (size_t i = 0; i < x.m.numel; i++) x.m.s_alt[i] = x.m.s[i] * 4;
+    x.m.p.alt_s[PC_ALT_GLOBAL_OTHER] = malloc(x.m.numel * sizeof(float));
+    for (size_t i = 0; i < x.m.numel; i++) x.m.p.alt_s[PC_ALT_GLOBAL_OTHER][i] = x.m.p.s[i] * 4;
     CHECK(dg_simulate(&x.m, PC_BUG_NIBBLE_SWAP, 0, &o) == 0, "nvfp4 nibble swap applies");
     CHECK(o.codes[0] == x.codes[1] && o.codes[1] == x.codes[0], "nvfp4 pairs swapped");
     CHECK(signbit(o.weights[0]) == signbit(x.w[1]), "fp4 sign follows the code");
@@ -126,8 +141,8 @@ static void test_q4_0_and_fp4(void)
     names_itself(&x.m, PC_BUG_NIBBLE_SWAP, 0);
     names_itself(&x.m, PC_BUG_GLOBAL_SCALE_MUL, 0);
     CHECK(dg_simulate(&x.m, PC_BUG_GLOBAL_SCALE_RECIP, 0, &o) == 1, "no reciprocal scales: nothing to simulate");
-    x.m.s_recip = malloc(x.m.numel * sizeof *x.m.s_recip);
-    for (size_t i = 0; i < x.m.numel; i++) x.m.s_recip[i] = nextafterf(x.m.s[i], 10.0f); /* one ulp off */
+    x.m.p.alt_s[PC_ALT_GLOBAL_RECIP] = malloc(x.m.numel * sizeof(float));
+    for (size_t i = 0; i < x.m.numel; i++) x.m.p.alt_s[PC_ALT_GLOBAL_RECIP][i] = nextafterf(x.m.p.s[i], 10.0f); /* one ulp off */
     names_itself(&x.m, PC_BUG_GLOBAL_SCALE_RECIP, 0);
     drop(&x);
 }
@@ -138,7 +153,7 @@ static void test_ct_layout_and_pad(void)
      * q = [-4,-3,-2,-1,0,1,2,3,-4,-3,-4,1] and [3 x10, 0, 3], i.e. u = q + 4. */
     fixture x;
     make(&x, "ct-legacy", 3, 2, 12, ct3, 4, false);
-    x.m.packed_w = 2;
+    x.m.p.lay.stream_words = 2;
     dg_out o;
     CHECK(dg_simulate(&x.m, PC_BUG_CT_LAYOUT, 0, &o) == 0, "ct-layout applies to 3-bit");
     static const unsigned r0[12] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 0, 5}, r1[12] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 4, 7};
@@ -148,7 +163,7 @@ static void test_ct_layout_and_pad(void)
     drop(&x);
 
     make(&x, "ct-dense", 4, 3, 12, pat16, 8, false);
-    x.m.packed_w = 2; /* ceil(12*4/32): room for 16 columns */
+    x.m.p.lay.stream_words = 2; /* ceil(12*4/32): room for 16 columns */
     CHECK(dg_simulate(&x.m, PC_BUG_CT_LAYOUT, 0, &o) == 1, "4-bit layouts are identical");
     CHECK(dg_simulate(&x.m, PC_BUG_PAD_NOT_SLICED, 0, &o) == 0 && o.K == 16, "pad: 16 columns");
     CHECK(o.codes[12] == 0 && o.codes[16] == x.codes[12], "pad columns are zero, rows shift");
@@ -162,12 +177,12 @@ static void test_params_bugs(void)
 {
     fixture x;
     make(&x, "gptq-v1", 4, 8, 32, pat16, 8, false);
-    x.m.s_nog = malloc(x.m.numel * sizeof *x.m.s_nog);
-    x.m.zq_nog = malloc(x.m.numel * sizeof *x.m.zq_nog);
-    for (size_t i = 0; i < x.m.numel; i++) { x.m.s_nog[i] = x.m.s[i] * 2; x.m.zq_nog[i] = 7; }
+    x.m.p.alt_s[PC_ALT_NO_GIDX] = malloc(x.m.numel * sizeof(float));
+    x.m.p.alt_zq[PC_ALT_NO_GIDX] = malloc(x.m.numel * sizeof(int16_t));
+    for (size_t i = 0; i < x.m.numel; i++) { x.m.p.alt_s[PC_ALT_NO_GIDX][i] = x.m.p.s[i] * 2; x.m.p.alt_zq[PC_ALT_NO_GIDX][i] = 7; }
     dg_out o;
     CHECK(dg_simulate(&x.m, PC_BUG_ZERO_OFF_BY_ONE, 0, &o) == 0, "zero -1 applies");
-    CHECK(o.weights[0] == (float)(x.codes[0] - 7) * x.m.s[0] && !memcmp(o.codes, x.codes, x.m.numel), "zero -1: codes kept, weights shift");
+    CHECK(o.weights[0] == (float)(x.codes[0] - 7) * x.m.p.s[0] && !memcmp(o.codes, x.codes, x.m.numel), "zero -1: codes kept, weights shift");
     dg_out_free(&o);
     names_itself(&x.m, PC_BUG_ZERO_OFF_BY_ONE, 0);
     names_itself(&x.m, PC_BUG_ZERO_OFF_BY_ONE, 1);
@@ -175,9 +190,9 @@ static void test_params_bugs(void)
     names_itself(&x.m, PC_BUG_PACK_AXIS, 0);
     names_itself(&x.m, PC_BUG_SIGN_EXT, 0);
     CHECK(dg_simulate(&x.m, PC_BUG_ZERO_WRAP, 0, &o) == 1, "zero-wrap needs a stored 2^b - 1");
-    for (size_t i = 0; i < x.m.numel; i += 5) x.m.zq[i] = 16; /* v1 stored 15 (a zero point of 0 wrapped) */
-    for (size_t i = 0; i < x.m.numel; i++) x.w[i] = (float)(x.codes[i] - x.m.zq[i]) * x.m.s[i];
-    CHECK(dg_simulate(&x.m, PC_BUG_ZERO_WRAP, 0, &o) == 0 && o.weights[0] == (float)x.codes[0] * x.m.s[0], "zero-wrap decodes 16 as 0");
+    for (size_t i = 0; i < x.m.numel; i += 5) x.m.p.zq[i] = 16; /* v1 stored 15 (a zero point of 0 wrapped) */
+    for (size_t i = 0; i < x.m.numel; i++) x.w[i] = (float)(x.codes[i] - x.m.p.zq[i]) * x.m.p.s[i];
+    CHECK(dg_simulate(&x.m, PC_BUG_ZERO_WRAP, 0, &o) == 0 && o.weights[0] == (float)x.codes[0] * x.m.p.s[0], "zero-wrap decodes 16 as 0");
     dg_out_free(&o);
     names_itself(&x.m, PC_BUG_ZERO_WRAP, 0);
     /* 8x8 4-bit GPTQ read along N is the transpose. */
@@ -198,6 +213,24 @@ static void test_params_bugs(void)
     drop(&x);
 }
 
+/* MLX packs element j of a uint32 at bits j*b (LSB first); an MSB-first reader takes slot 7 - j. */
+static void test_msb_first(void)
+{
+    fixture x;
+    make(&x, "mlx-affine", 4, 2, 16, pat16, 0, false);
+    free(x.m.p.s); /* codes only: the affine weights need the format's own formula */
+    x.m.p.s = NULL;
+    dg_out o;
+    CHECK(dg_simulate(&x.m, PC_BUG_MLX_MSB_FIRST, 0, &o) == 0, "mlx-msb-first applies to 4-bit");
+    bool rev = true;
+    for (int k = 0; k < 16; k++) rev &= o.codes[k] == x.codes[k - k % 8 + 7 - k % 8];
+    CHECK(rev, "each word's eight slots reversed");
+    dg_out_free(&o);
+    names_itself(&x.m, PC_BUG_MLX_MSB_FIRST, 0);
+    CHECK(dg_simulate(&x.m, PC_BUG_NIBBLE_SWAP, 0, &o) == 1, "no nibble pairing in MLX words");
+    drop(&x);
+}
+
 static void test_ulp(void)
 {
     CHECK(dg_f32_close(1.0f, 1.0f, 0), "equal");
@@ -215,6 +248,7 @@ int main(void)
     test_q4_0_and_fp4();
     test_ct_layout_and_pad();
     test_params_bugs();
+    test_msb_first();
     test_ulp();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

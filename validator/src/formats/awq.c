@@ -14,10 +14,12 @@
 #include "qlinear.h"
 
 #include "../core/arith.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -279,6 +281,55 @@ out:
     return rc;
 }
 
+
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* AutoAWQ's GEMM interleave: slot f of a word holds column 8c + k_order[f]. */
+static const unsigned k_awq_slots[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+
+/* qweight [K, N/8]: eight 4-bit slots per int32 word along N in the interleaved order; a reader may
+ * take them as packed along K, skip the order, or shift arithmetically (slot 7 is on top). */
+static void awq_diag_layout(const pc_module *pm, pc_diag_layout *l)
+{
+    *l = (pc_diag_layout){.word_bits = 32, .pack_dim = 'N', .slot_order = k_awq_slots, .slots = 8, .axis_misread = pm->ndim == 2,
+                          .order_misread = pm->ndim == 2, .sign_ext = true, .nibble = PC_NIB_SLOT, .zero_shift = true};
+}
+
+/* qzeros [K/gs, N/8] with the same interleave, scales [K/gs, N]. */
+static int awq_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
+{
+    uint64_t N = pm->shape[0], K = pm->shape[1];
+    int64_t *qz = NULL;
+    float *sc = NULL;
+    int rc = 1;
+    const pc_tensor *tz = pc_diag_find(in, pm->prefix, "qzeros"), *ts = pc_diag_find(in, pm->prefix, "scales");
+    if (pm->ndim != 2 || pm->bits != 4 || !tz || !ts || ts->ndim != 2 || ts->shape[1] != N || tz->ndim != 2) { snprintf(p->note, sizeof p->note, "qzeros/scales not in the AWQ shapes"); return 1; }
+    uint64_t G = ts->shape[0], nz = tz->shape[1];
+    if (!G || K % G || tz->shape[0] != G || nz * 8 < N) { snprintf(p->note, sizeof p->note, "qzeros/scales shapes inconsistent"); return 1; }
+    qz = pc_diag_load_ints(tz);
+    sc = pc_diag_load_floats(ts);
+    if (!qz || !sc) { snprintf(p->note, sizeof p->note, "qzeros/scales unreadable"); goto out; }
+    if (pc_diag_alloc(p, (size_t)pm->numel, -1)) { rc = -1; goto out; }
+    for (uint64_t k = 0; k < K; k++)
+        for (uint64_t n = 0; n < N; n++) {
+            size_t i = (size_t)(n * K + k);
+            unsigned slot = 0;
+            while (k_awq_slots[slot] != n % 8) slot++;
+            p->s[i] = sc[k / (K / G) * N + n];
+            p->zq[i] = (int16_t)(((uint32_t)qz[k / (K / G) * nz + n / 8] >> (4 * slot)) & 15);
+        }
+    rc = 0;
+out:
+    free(qz); free(sc);
+    return rc;
+}
+
+static int awq_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    awq_diag_layout(pm, &p->lay);
+    p->kind = PC_DIAG_INT;
+    return want ? awq_diag_fill(in, pm, p) : 0;
+}
+
 extern const pc_bench_entry pc_awq_bench[]; /* awq_bench.c */
-const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free,
-                                  .bench = pc_awq_bench};
+const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};

@@ -16,6 +16,7 @@
 #include "qlinear.h"
 
 #include "../core/arith.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -381,11 +382,51 @@ static bool bnb_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
     return true;
 }
 
-static int bnb_group_params(const pc_module *pm, pc_group_params *out)
+/* Certify's diagnosis: w = table[code] * absmax[block], blocks over the flattened tensor
+ * (bitsandbytes quantize_4bit flattens A); byte i holds flat elements 2i (high nibble) and 2i + 1
+ * (low), across rows. Two misreads of the scales: blocks counted per row (block n*ceil(K/bs) +
+ * k/bs; only where it stays inside the absmax tensor), and a nested absmax without its offset. */
+static float *bnb_diag_row_blocks(const bnb_mod *b, const float *sc, const pc_module *pm)
 {
-    memset(out, 0, sizeof *out);
-    return pc_bnb_params(pm, &out->scales, &out->group, &out->table);
+    uint64_t K = pm->shape[pm->ndim - 1], per = pc_ceil_div(K, b->blocksize);
+    float *r = malloc((size_t)pm->numel * sizeof *r);
+    for (size_t i = 0; r && i < pm->numel; i++) {
+        uint64_t j = i / K * per + i % K / b->blocksize;
+        if (j >= b->nblocks) { free(r); return NULL; }
+        r[i] = sc[j];
+    }
+    return r;
+}
+
+static float *bnb_diag_no_offset(const bnb_mod *b, const pc_module *pm)
+{
+    if (!b->nested || b->offset == 0.0f) return NULL;
+    bnb_mod plain = *b;
+    plain.offset = 0.0f;
+    float *blk = block_scales(&plain), *r = blk ? malloc((size_t)pm->numel * sizeof *r) : NULL;
+    for (size_t i = 0; r && i < pm->numel; i++) r[i] = blk[i / b->blocksize];
+    free(blk);
+    return r;
+}
+
+static int bnb_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    (void)in;
+    float *sc = NULL;
+    size_t group = 0;
+    const float *table = NULL;
+    p->lay = (pc_diag_layout){.nibble = PC_NIB_FLAT_XOR, .nib_xor = 1};
+    p->kind = PC_DIAG_TABLE;
+    if (!want) return 0;
+    if (pc_bnb_params(pm, &sc, &group, &table) || !group) { snprintf(p->note, sizeof p->note, "bnb parameters unreadable"); free(sc); return 1; }
+    p->table = table;
+    int rc = pc_diag_alloc(p, (size_t)pm->numel, -1);
+    for (size_t i = 0; !rc && i < pm->numel; i++) p->s[i] = sc[i / group];
+    if (!rc && pm->ndim >= 2) p->alt_s[PC_ALT_ROW_BLOCKS] = bnb_diag_row_blocks(pm->priv, sc, pm);
+    if (!rc) p->alt_s[PC_ALT_NESTED_OFFSET] = bnb_diag_no_offset(pm->priv, pm);
+    free(sc);
+    return rc;
 }
 
 const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
-                                 .module_free = free, .explain = bnb_explain, .group_params = bnb_group_params};
+                                 .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params};

@@ -13,6 +13,7 @@
 
 #include "../core/arith.h"
 #include "../core/scan.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -917,6 +918,111 @@ static int ct_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uint
 
 static void ct_module_free(void *priv) { free(priv); }
 
+
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* weight_scale by strategy (tensor, channel, group, block), an optional weight_zero_point (packed
+ * along dim 0 for group/channel, raw for tensor/block) and weight_g_idx. */
+typedef struct ct_grid { uint64_t rows, cols, bh, bw; } ct_grid;
+
+/* block_structure [rows, cols] anywhere in the quantization config (block strategy). */
+static bool diag_config_block(const cJSON *j, uint64_t *bh, uint64_t *bw)
+{
+    if (!j) return false;
+    const cJSON *bs = cJSON_GetObjectItemCaseSensitive(j, "block_structure"), *x;
+    if (cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(bs, 0)) && cJSON_IsNumber(cJSON_GetArrayItem(bs, 1))) {
+        double a = cJSON_GetArrayItem(bs, 0)->valuedouble, b = cJSON_GetArrayItem(bs, 1)->valuedouble;
+        if (a >= 1 && b >= 1 && a < 1e9 && b < 1e9) { *bh = (uint64_t)a; *bw = (uint64_t)b; return true; }
+    }
+    cJSON_ArrayForEach(x, j)
+        if ((cJSON_IsObject(x) || cJSON_IsArray(x)) && diag_config_block(x, bh, bw)) return true;
+    return false;
+}
+
+static bool diag_scale_grid(const pc_tensor *ts, uint64_t E, uint64_t N, uint64_t K, const cJSON *qconfig, ct_grid *g)
+{
+    uint64_t per = ts->numel / E;
+    if (ts->numel % E) return false;
+    if (per == 1) { *g = (ct_grid){1, 1, N, K}; return true; }
+    if (ts->ndim - (E > 1) != 2) return false;
+    g->rows = ts->shape[ts->ndim - 2];
+    g->cols = ts->shape[ts->ndim - 1];
+    if (!g->rows || !g->cols) return false;
+    g->bh = g->rows == N ? 1 : (N % g->rows ? 0 : N / g->rows);
+    g->bw = g->cols == 1 ? K : (K % g->cols ? 0 : K / g->cols);
+    uint64_t bh, bw;
+    if ((!g->bh || !g->bw) && diag_config_block(qconfig, &bh, &bw) && pc_ceil_div(N, bh) == g->rows && pc_ceil_div(K, bw) == g->cols) {
+        g->bh = bh; /* a partial last block: the config's block_structure settles it */
+        g->bw = bw;
+    }
+    return g->bh && g->bw;
+}
+
+typedef struct ct_diag { const int64_t *zp; const float *sc; uint64_t zr, cols, per; unsigned b; bool legacy; } ct_diag;
+
+/* Scale and zero point (code units) of group column c, row group r, expert e; *zl: the zero point a
+ * reader of the other layout sees. */
+static float ct_diag_at(const ct_diag *d, uint64_t e, uint64_t r, uint64_t c, int16_t *zq, int16_t *zl)
+{
+    int half = 1 << (d->b - 1);
+    int64_t z = 0;
+    const int64_t *col = d->zp ? d->zp + e * d->zr * d->cols + c : NULL;
+    if (d->zp && d->zr) z = (int64_t)pc_diag_stream_get(col, d->cols, d->zr, r, d->b, d->legacy) - half;
+    else if (d->zp) z = d->zp[e * d->per + r * d->cols + c];
+    *zq = (int16_t)(z + half);
+    if (zl && d->zr) *zl = (int16_t)pc_diag_stream_get(col, d->cols, d->zr, r, d->b, !d->legacy);
+    return d->sc[e * d->per + r * d->cols + c];
+}
+
+static int ct_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
+{
+    uint64_t E = pm->ndim == 3 ? pm->shape[0] : 1, N = pm->shape[pm->ndim - 2], K = pm->shape[pm->ndim - 1];
+    const pc_tensor *ts = pc_diag_find(in, pm->prefix, "weight_scale"), *tz = pc_diag_find(in, pm->prefix, "weight_zero_point");
+    const pc_tensor *tg = pc_diag_find(in, pm->prefix, "weight_g_idx");
+    ct_grid gr;
+    if (!ts || !diag_scale_grid(ts, E, N, K, in->qconfig, &gr)) { snprintf(p->note, sizeof p->note, "weight_scale shape not understood"); return 1; }
+    ct_diag d = {.zp = tz ? pc_diag_load_ints(tz) : NULL, .sc = pc_diag_load_floats(ts), .cols = gr.cols, .per = gr.rows * gr.cols,
+                 .b = pm->bits, .legacy = !strcmp(pm->layout, "ct-legacy")};
+    int64_t *gi = tg ? pc_diag_load_ints(tg) : NULL;
+    int rc = 1;
+    if (!d.sc || (tz && !d.zp) || (tg && (!gi || tg->numel != E * K))) { snprintf(p->note, sizeof p->note, "weight_scale/zero_point/g_idx unreadable"); goto out; }
+    if (tz && tz->numel != ts->numel) { /* packed along dim 0 (group/channel): [Zr, cols] words per expert */
+        if (tz->dtype != PC_DT_I32 || tz->numel % (E * gr.cols)) { snprintf(p->note, sizeof p->note, "weight_zero_point shape not understood"); goto out; }
+        d.zr = tz->numel / (E * gr.cols);
+    }
+    rc = -1;
+    bool nog = gi && gr.cols > 1;
+    if (pc_diag_alloc(p, (size_t)pm->numel, nog ? PC_ALT_NO_GIDX : -1)) goto out;
+    if (nog && !(p->alt_zq[PC_ALT_NO_GIDX] = malloc((size_t)pm->numel * sizeof(int16_t)))) goto out;
+    if (d.zr && !(p->zq_layout = malloc((size_t)pm->numel * sizeof(int16_t)))) goto out;
+    rc = 1;
+    for (uint64_t e = 0; e < E; e++)
+        for (uint64_t n = 0; n < N; n++)
+            for (uint64_t k = 0; k < K; k++) {
+                size_t i = (size_t)((e * N + n) * K + k);
+                uint64_t r = n / gr.bh, c0 = gr.cols == 1 ? 0 : k / gr.bw, c = gi ? (uint64_t)gi[e * K + k] : c0;
+                if (c >= gr.cols) { snprintf(p->note, sizeof p->note, "weight_g_idx[%llu] out of range", (unsigned long long)k); goto out; }
+                p->s[i] = ct_diag_at(&d, e, r, c, &p->zq[i], p->zq_layout ? &p->zq_layout[i] : NULL);
+                if (nog) p->alt_s[PC_ALT_NO_GIDX][i] = ct_diag_at(&d, e, r, c0, &p->alt_zq[PC_ALT_NO_GIDX][i], NULL);
+            }
+    rc = 0;
+out:
+    free((void *)d.zp); free((void *)d.sc); free(gi);
+    return rc;
+}
+
+/* Rows are a stream of int32 words: dense (fields cross words) or word-aligned; when b | 32 the two
+ * agree and the words are plain K-packed words (top slot, nibble pairs k ^ 1). */
+static int ct_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    const pc_tensor *tp = in ? pc_diag_find(in, pm->prefix, "weight_packed") : NULL;
+    bool whole = 32 % pm->bits == 0;
+    p->lay = (pc_diag_layout){.word_bits = whole ? 32 : 0, .pack_dim = 'K', .sign_ext = whole, .nibble = pm->bits == 4 ? PC_NIB_K_XOR : PC_NIB_NONE,
+                              .nib_xor = 1, .stream = true, .stream_aligned = !strcmp(pm->layout, "ct-legacy"),
+                              .stream_words = tp && tp->ndim >= 2 ? tp->shape[tp->ndim - 1] : 0, .zero_shift = true};
+    p->kind = PC_DIAG_INT;
+    return want ? ct_diag_fill(in, pm, p) : 0;
+}
+
 extern const pc_bench_entry pc_ct_bench[]; /* ct_bench.c */
-const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free,
-                                 .bench = pc_ct_bench};
+const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};

@@ -20,6 +20,7 @@
 
 #include "../core/arith.h"
 #include "../core/scan.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -504,6 +505,48 @@ static int fp8_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint
 
 static void fp8_module_free(void *priv) { free(priv); }
 
+
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* The module's own block grid, the grid read transposed, and the block size a reader derives from
+ * the shapes (floor(N / grid rows), clamped to the grid as such code indexes). INT8 codes are
+ * stored u = q + 128, so the zero point is 128 + zp. */
+static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
+{
+    const f8_module *d = pm->priv;
+    uint64_t N = pm->shape[0], K = pm->shape[1];
+    if (!d || pm->ndim != 2 || d->rows != N || d->cols != K) { snprintf(p->note, sizeof p->note, "FP8 module description not understood"); return 1; }
+    float *sc = pc_diag_load_floats(d->scale);
+    int64_t *zp = d->zp ? pc_diag_load_ints(d->zp) : NULL;
+    int rc = 1;
+    if (!sc || (d->zp && !zp) || d->scale->numel != d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
+    rc = -1;
+    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_BLOCK_SHAPE)) goto out;
+    uint64_t bh2 = N / d->gr ? N / d->gr : 1, bw2 = K / d->gc ? K / d->gc : 1;
+    for (uint64_t n = 0; n < N; n++)
+        for (uint64_t k = 0; k < K; k++) {
+            size_t i = (size_t)(n * K + k);
+            uint64_t g = (n / d->bh) * d->gc + k / d->bw, r2 = n / bh2, c2 = k / bw2;
+            p->s[i] = sc[g];
+            p->alt_s[PC_ALT_GRID_T][i] = sc[(k / d->bw) * d->gr + n / d->bh];
+            p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[(r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
+            p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? 128 + (zp ? zp[g] : 0) : 0);
+        }
+    rc = 0;
+out:
+    free(sc); free(zp);
+    return rc;
+}
+
+/* DeepSeek stores weight_scale_inv (multiply); a reader may divide by it. */
+static int fp8_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    (void)in;
+    bool deepseek = pm->layout && !strcmp(pm->layout, k_layout[F8_DEEPSEEK]);
+    p->lay = (pc_diag_layout){.scale_divided = deepseek};
+    p->kind = pm->layout && !strcmp(pm->layout, k_layout[F8_CT_INT]) ? PC_DIAG_INT : PC_DIAG_E4M3;
+    return want ? fp8_diag_fill(pm, p) : 0;
+}
+
 extern const pc_bench_entry pc_fp8_bench[]; /* fp8_bench.c */
-const pc_format pc_format_fp8 = {.name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free,
-                                  .bench = pc_fp8_bench};
+const pc_format pc_format_fp8 = {.name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free, .diag_params = fp8_diag_params, .bench = pc_fp8_bench};

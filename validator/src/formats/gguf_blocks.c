@@ -15,9 +15,11 @@
 #include "packcheck.h"
 
 #include "../core/scan.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,6 +254,37 @@ static int gq_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8
 }
 
 
+
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* Q4_0 (ggml's block_q4_0): blocks of 32 along K, fp16 d then 16 bytes, byte j holds element j low
+ * and j + 16 high; zero point 8. Other block types: code-level only. */
+static int gq_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
+{
+    uint64_t K = pm->shape[pm->ndim - 1], rows = pm->numel / (K ? K : 1);
+    const pc_tensor *t = pc_diag_find(in, pm->prefix, NULL);
+    if (!t) t = pc_diag_find(in, pm->prefix, "weight");
+    if (!t || t->ggml_type != 2 || K % 32 || t->nbytes != rows * (K / 32) * 18) { snprintf(p->note, sizeof p->note, "no Q4_0 tensor of the module's shape"); return 1; }
+    uint8_t *raw = pc_tensor_load(t, 1ull << 30);
+    if (!raw) { snprintf(p->note, sizeof p->note, "Q4_0 tensor unreadable"); return 1; }
+    if (pc_diag_alloc(p, (size_t)pm->numel, -1)) { free(raw); return -1; }
+    for (uint64_t n = 0; n < rows; n++)
+        for (uint64_t k = 0; k < K; k++) {
+            size_t i = (size_t)(n * K + k);
+            p->s[i] = pc_f16_to_f32(pc_le16(raw + (n * (K / 32) + k / 32) * 18));
+            p->zq[i] = 8;
+        }
+    free(raw);
+    return 0;
+}
+
+static int gq_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    p->lay = (pc_diag_layout){.nibble = PC_NIB_K_XOR, .nib_xor = 16};
+    p->kind = PC_DIAG_INT;
+    return want ? gq_diag_fill(in, pm, p) : 0;
+}
+
 extern const pc_bench_entry pc_gguf_blocks_bench[]; /* gguf_blocks_bench.c */
 const pc_format pc_format_gguf_blocks = {
-    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free, .bench = pc_gguf_blocks_bench};
+    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free, .diag_params = gq_diag_params, .bench = pc_gguf_blocks_bench};

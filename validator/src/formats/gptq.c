@@ -17,10 +17,12 @@
 
 #include "../core/arith.h"
 #include "../core/pyre.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -550,6 +552,62 @@ out:
     return rc;
 }
 
+
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* qweight [K*b/32, N]: b | 32 fields of each int32 word run along K (a reader may take them as
+ * packed along N, or shift arithmetically); v1 stores zero - 1, so +-1 misreads apply. */
+static void gptq_diag_layout(const pc_module *pm, pc_diag_layout *l)
+{
+    bool v1 = pm->layout && !strcmp(pm->layout, "gptq-v1");
+    *l = (pc_diag_layout){.word_bits = 32 % pm->bits ? 0 : 32, .pack_dim = 'K', .axis_misread = pm->ndim == 2,
+                          .sign_ext = 32 % pm->bits == 0, .nibble = pm->bits == 4 ? PC_NIB_K_XOR : PC_NIB_NONE, .nib_xor = 1,
+                          .zero_shift = true, .zero_wrap = v1 ? 1 << pm->bits : 0};
+}
+
+/* qzeros [G, N*b/32] packed along N (dense), scales [G, N], g_idx [K]; zero point + 1 for v1. */
+static int gptq_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
+{
+    uint64_t N = pm->shape[0], K = pm->shape[1];
+    int64_t *qz = NULL, *gi = NULL;
+    float *sc = NULL;
+    int rc = 1;
+    const pc_tensor *tz = pc_diag_find(in, pm->prefix, "qzeros"), *ts = pc_diag_find(in, pm->prefix, "scales"), *tg = pc_diag_find(in, pm->prefix, "g_idx");
+    if (pm->ndim != 2 || !tz || !ts || ts->ndim != 2 || ts->shape[1] != N || tz->ndim != 2) { snprintf(p->note, sizeof p->note, "qzeros/scales not in the GPTQ shapes"); return 1; }
+    uint64_t G = ts->shape[0], nz = tz->shape[1], gs = G && K % G == 0 ? K / G : 0;
+    if (!G || tz->shape[0] != G || nz * 32 < N * pm->bits) { snprintf(p->note, sizeof p->note, "qzeros shape does not cover N"); return 1; }
+    qz = pc_diag_load_ints(tz);
+    sc = pc_diag_load_floats(ts);
+    gi = tg ? pc_diag_load_ints(tg) : NULL;
+    if (!qz || !sc || (tg && (!gi || tg->numel != K)) || (!gi && !gs)) { snprintf(p->note, sizeof p->note, "qzeros/scales/g_idx unreadable or no group size"); goto out; }
+    if (pc_diag_alloc(p, (size_t)pm->numel, gi && gs ? PC_ALT_NO_GIDX : -1)) { rc = -1; goto out; }
+    if (gi && gs && !(p->alt_zq[PC_ALT_NO_GIDX] = malloc((size_t)pm->numel * sizeof(int16_t)))) { rc = -1; goto out; }
+    int plus = !strcmp(pm->layout, "gptq-v1");
+    for (uint64_t k = 0; k < K; k++) {
+        uint64_t g = gi ? (uint64_t)gi[k] : k / gs, g0 = gs ? k / gs : 0;
+        if (g >= G) { snprintf(p->note, sizeof p->note, "g_idx[%llu] out of range", (unsigned long long)k); goto out; }
+        for (uint64_t n = 0; n < N; n++) {
+            size_t i = (size_t)(n * K + k);
+            p->s[i] = sc[g * N + n];
+            p->zq[i] = (int16_t)(pc_diag_stream_get(qz + g * nz, 1, nz, n, pm->bits, false) + plus);
+            if (p->alt_zq[PC_ALT_NO_GIDX]) {
+                p->alt_s[PC_ALT_NO_GIDX][i] = sc[g0 * N + n];
+                p->alt_zq[PC_ALT_NO_GIDX][i] = (int16_t)(pc_diag_stream_get(qz + g0 * nz, 1, nz, n, pm->bits, false) + plus);
+            }
+        }
+    }
+    rc = 0;
+out:
+    free(qz); free(gi); free(sc);
+    return rc;
+}
+
+static int gptq_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    gptq_diag_layout(pm, &p->lay);
+    p->kind = PC_DIAG_INT;
+    return want ? gptq_diag_fill(in, pm, p) : 0;
+}
+
 extern const pc_bench_entry pc_gptq_bench[]; /* gptq_bench.c */
-const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free,
-                                   .bench = pc_gptq_bench};
+const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};

@@ -14,6 +14,7 @@
 #include "qlinear.h"
 
 #include "../core/arith.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -355,15 +356,40 @@ static bool mlx_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
     return true;
 }
 
-static int mlx_group_params(const pc_module *pm, pc_group_params *out)
+/* Certify's diagnosis: MLX's affine w = rT(rT(s * q) + b) per group along each row, a uint32 stream
+ * packed LSB-first (mlx/backend/cpu/quantized.cpp), so no word-level misreads but a reader may take
+ * the slots from the top bit down (b | 32 only: 3/6-bit groups cross bytes). */
+/* One element through the oracle kernel: w = rT(rT(s * q) + b). */
+static float mlx_diag_affine(uint8_t q, float s, float b, int t)
 {
+    float w;
+    pc_mlx_affine_ref(&q, 1, 1, 1, &s, &b, (pc_mlx_t)t, &w);
+    return w;
+}
+
+static int mlx_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    (void)in;
+    uint64_t K = pm->shape[pm->ndim - 1];
+    float *sc = NULL, *bi = NULL;
+    size_t group = 0;
     pc_mlx_t t = PC_MLX_T_F32;
-    memset(out, 0, sizeof *out);
-    out->row_groups = true;
-    int rc = pc_mlx_params(pm, &out->scales, &out->biases, &out->group, &t);
-    out->scale_type = (int)t;
+    p->lay = (pc_diag_layout){.word_bits = 32 % pm->bits ? 0 : 32, .pack_dim = 'K', .msb_first = 32 % pm->bits == 0};
+    p->kind = PC_DIAG_AFFINE;
+    p->affine = mlx_diag_affine;
+    if (!want) return 0;
+    if (pc_mlx_params(pm, &sc, &bi, &group, &t) || !group || K % group) { snprintf(p->note, sizeof p->note, "MLX parameters unreadable"); free(sc); free(bi); return 1; }
+    p->scale_type = (int)t;
+    int rc = pc_diag_alloc(p, (size_t)pm->numel, -1);
+    if (!rc && !(p->bias = malloc((size_t)pm->numel * sizeof *p->bias))) rc = -1;
+    for (size_t i = 0; !rc && i < pm->numel; i++) {
+        size_t g = i / K * (K / group) + i % K / group;
+        p->s[i] = sc[g];
+        p->bias[i] = bi[g];
+    }
+    free(sc); free(bi);
     return rc;
 }
 
 const pc_format pc_format_mlx = {.name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
-                                 .module_free = free, .explain = mlx_explain, .group_params = mlx_group_params};
+                                 .module_free = free, .explain = mlx_explain, .diag_params = mlx_diag_params};

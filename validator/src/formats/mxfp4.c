@@ -18,6 +18,7 @@
 
 #include "../core/arith.h"
 #include "../core/scan.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
@@ -170,4 +171,33 @@ static int mx_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8
 
 static void mx_module_free(void *priv) { free(priv); }
 
-const pc_format pc_format_mxfp4 = {.name = "mxfp4", .detect = mx_detect, .check = mx_check, .decode = mx_decode, .module_free = mx_module_free};
+
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* One E8M0 byte per 32 codes of a row, 2^(s - 127) (OCP MX spec); a linear reader uses s. */
+static int mx_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
+{
+    uint64_t K = pm->shape[pm->ndim - 1];
+    char *name = pc_asprintf("%s_scales", pm->prefix);
+    const pc_tensor *ts = name ? pc_input_find(in, name) : NULL;
+    free(name);
+    if (!ts || K % 32 || ts->numel != pm->numel / 32) { snprintf(p->note, sizeof p->note, "MXFP4 scales not found in the expected shape"); return 1; }
+    int64_t *e = pc_diag_load_ints(ts);
+    if (!e) { snprintf(p->note, sizeof p->note, "MXFP4 scales unreadable"); return 1; }
+    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR)) { free(e); return -1; }
+    for (size_t i = 0; i < pm->numel; i++) {
+        p->s[i] = ldexpf(1.0f, (int)e[i / 32] - 127);
+        p->alt_s[PC_ALT_EXP_LINEAR][i] = (float)e[i / 32];
+    }
+    free(e);
+    return 0;
+}
+
+static int mx_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    p->lay = (pc_diag_layout){0};
+    p->kind = PC_DIAG_E2M1;
+    return want ? mx_diag_fill(in, pm, p) : 0;
+}
+
+const pc_format pc_format_mxfp4 = {.name = "mxfp4", .detect = mx_detect, .check = mx_check, .decode = mx_decode, .module_free = mx_module_free, .diag_params = mx_diag_params};

@@ -20,12 +20,14 @@
 #include "../core/arith.h"
 #include "../core/json_get.h"
 #include "../core/scan.h"
+#include "../core/diag_util.h"
 #include "../core/util.h"
 #include "../kernels/kernels.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -506,7 +508,45 @@ static int nvfp4_decode(const pc_input *in, const pc_module *m, pc_impl impl, ui
 
 static void nvfp4_module_free(void *priv) { free(priv); }
 
+
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* FP8 block scales [N, K/16] and a global scale: a divisor under the compressed-tensors name
+ * (weight_global_scale), a multiplier under ModelOpt's (weight_scale_2). Byte i holds element 2i low. */
+static int nv_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
+{
+    uint64_t K = pm->shape[pm->ndim - 1], per = pm->numel / (pm->ndim == 3 ? pm->shape[0] : 1);
+    bool modelopt = !strcmp(pm->layout, k_layout[1]);
+    const pc_tensor *ts = pc_diag_find(in, pm->prefix, "weight_scale");
+    const pc_tensor *tg = pc_diag_find(in, pm->prefix, modelopt ? "weight_scale_2" : "weight_global_scale");
+    uint64_t E = pm->ndim == 3 ? pm->shape[0] : 1;
+    if (!ts || !tg || K % 16 || ts->numel != pm->numel / 16 || (tg->numel != 1 && tg->numel != E)) { snprintf(p->note, sizeof p->note, "NVFP4 scale tensors not found in the expected shapes"); return 1; }
+    float *ws = pc_diag_load_floats(ts), *gs = pc_diag_load_floats(tg);
+    int rc = 1;
+    if (!ws || !gs) { snprintf(p->note, sizeof p->note, "NVFP4 scales unreadable"); goto out; }
+    rc = -1;
+    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GLOBAL_OTHER) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_GLOBAL_RECIP)) goto out;
+    for (size_t i = 0; i < pm->numel; i++) {
+        float block = ws[i / 16], g = gs[tg->numel == 1 ? 0 : i / per];
+        float inv = 1.0f / g; /* what a converter between the two namings stores */
+        p->s[i] = modelopt ? block * g : block / g;
+        p->alt_s[PC_ALT_GLOBAL_OTHER][i] = modelopt ? block / g : block * g;
+        p->alt_s[PC_ALT_GLOBAL_RECIP][i] = modelopt ? block / inv : block * inv;
+    }
+    rc = 0;
+out:
+    free(ws); free(gs);
+    return rc;
+}
+
+static int nv_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    p->lay = (pc_diag_layout){.nibble = PC_NIB_K_XOR, .nib_xor = 1};
+    p->kind = PC_DIAG_E2M1;
+    return want ? nv_diag_fill(in, pm, p) : 0;
+}
+
 extern const pc_bench_entry pc_nvfp4_bench[]; /* nvfp4_bench.c */
 const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
                                    .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
-                                   .pair_check = pc_nvfp4_pair_check, .bench = pc_nvfp4_bench};
+                                   .pair_check = pc_nvfp4_pair_check, .diag_params = nv_diag_params, .bench = pc_nvfp4_bench};

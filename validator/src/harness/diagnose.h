@@ -31,6 +31,9 @@ typedef enum pc_bug {
     PC_BUG_BLOCK_FROM_SHAPE, /* FP8/INT8 block size derived as floor(N / rows of the grid), not read from the config */
     PC_BUG_SCALE_INV_DIVIDED,/* DeepSeek weight_scale_inv divided instead of multiplied */
     PC_BUG_E8M0_LINEAR,      /* MXFP4 E8M0 scale byte used as a linear value instead of 2^(s - 127) */
+    PC_BUG_MLX_MSB_FIRST,    /* MLX's LSB-first uint32 stream read MSB-first */
+    PC_BUG_BNB_ROW_BLOCKS,   /* bitsandbytes blocks counted per row instead of over the flattened tensor */
+    PC_BUG_BNB_NESTED_OFFSET,/* bitsandbytes nested (double-quant) absmax: offset dropped */
     PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
                                 diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */
@@ -43,7 +46,29 @@ const char *pc_bug_title(pc_bug b); /* human words */
 int pc_bug_parse(const char *id);   /* -1 when unknown */
 int pc_bug_variants(pc_bug b);      /* how many directions a bug has (zero point: -1 and +1) */
 
-/* One module's reference view and the parameters to re-derive its weights. */
+/* How a bug is simulated (the catalogue, diagnose_bugs.c, says which for each bug; the module's
+ * pc_diag_layout, filled by its format, says whether it applies). */
+typedef enum dg_sim {
+    DG_SIM_PACK_AXIS,   /* word-packed codes read along the other axis */
+    DG_SIM_SLOT_ORDER,  /* the slot order of a word not undone (codes and zero points) */
+    DG_SIM_NIBBLE,      /* the two nibbles of each byte swapped */
+    DG_SIM_SIGN_EXT,    /* the top slot of each word sign-extended */
+    DG_SIM_STREAM_ALT,  /* a dense bit stream read word-aligned, or the reverse */
+    DG_SIM_PAD,         /* stream padding kept as columns */
+    DG_SIM_MSB_FIRST,   /* each word's slots read from the top bit down */
+    DG_SIM_ZERO_SHIFT,  /* zero point -1 / +1 */
+    DG_SIM_ALT_SCALE,   /* an alternative scale (pc_diag_alt) the format provides */
+    DG_SIM_BIAS_SUB,    /* affine bias subtracted */
+    DG_SIM_SCALE_DIV,   /* divided by the scale instead of multiplied */
+    DG_SIM_ZERO_WRAP    /* a stored zero point that wraps decoded as 0 */
+} dg_sim;
+
+typedef struct dg_bug_def { const char *id, *title; int variants; dg_sim sim; pc_diag_alt alt; } dg_bug_def;
+extern const dg_bug_def dg_bugs[PC_BUG_COUNT];
+
+/* One module's reference view and the parameters to re-derive its weights (pc_diag_params, filled
+ * by the module's format: the layout always, the per-element arrays when they reproduce the
+ * reference weights exactly). */
 typedef struct dg_module {
     const char *prefix, *layout;
     unsigned bits;
@@ -51,22 +76,7 @@ typedef struct dg_module {
     size_t numel;
     const uint8_t *codes;   /* reference, borrowed */
     const float *weights;   /* reference, borrowed */
-    bool fp4;               /* NVFP4, MXFP4: weights are e2m1(code) * s */
-    bool fp8;               /* FP8 E4M3: weights are e4m3(code) * s */
-    float *s;               /* per element, NULL when the parameters could not be re-derived */
-    int16_t *zq;
-    float *s_nog;           /* parameters with group k // group_size (only when g_idx exists) */
-    int16_t *zq_nog;
-    float *s_alt;           /* NVFP4: global scale applied the other way round */
-    float *s_recip;         /* NVFP4: global scale inverted, then applied the other way round */
-    int16_t *zq_layout;     /* compressed-tensors: a packed zero point read in the other layout */
-    const float *table;     /* bitsandbytes 4-bit: weights are table[code] * s (s the block scale) */
-    float *bias;            /* MLX affine: weights are rT(rT(s * code) + bias), T = mlx_t */
-    int mlx_t;
-    float *s_grid_t;        /* FP8/INT8: the scale grid read transposed */
-    float *s_shape;         /* FP8/INT8: block size derived from the shapes */
-    float *s_linear;        /* MXFP4: E8M0 byte as a linear scale */
-    uint64_t packed_w;      /* compressed-tensors: int32 words per packed row (0 otherwise) */
+    pc_diag_params p;       /* owned; p.s NULL when the parameters could not be re-derived */
     char note[160];         /* why parameters are missing, if they are */
 } dg_module;
 

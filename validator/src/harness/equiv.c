@@ -1,10 +1,10 @@
 /* `packcheck equiv`: prove two checkpoints hold the same quantized model (see equiv.h).
  *
  * The comparison goes through the logical view only, so any two formats packcheck decodes can be
- * compared (GPTQ vs AWQ, ct-legacy vs ct-dense, ModelOpt vs compressed-tensors NVFP4, ...), as the
- * seed's repacking rule asks: the conversion is right when the codes and the dequantized weights
- * agree. A format may add its converter's byte-level contract (pc_format.pair_check: NVFP4's
- * CT-005 for the ModelOpt <-> compressed-tensors naming pair), stronger than any weight comparison. */
+ * compared (one layout against another, or two namings of one layout), as the seed's repacking rule
+ * asks: the conversion is right when the codes and the dequantized weights agree. A format may add
+ * its converter's byte-level contract (pc_format.pair_check, e.g. a rule on how a renamed global
+ * scale must be stored), stronger than any weight comparison. Which formats do is in README. */
 #include "equiv.h"
 
 #include "../core/pagebuf.h"
@@ -100,7 +100,7 @@ static bool within(const pc_tolerance *t, float a, float b)
     }
 }
 
-/* ---- step 2: a format's own contract for a converted pair (pc_format.pair_*; NVFP4's CT-005) ---- */
+/* ---- step 2: a format's own contract for a converted pair (pc_format.pair_*) ---- */
 
 /* The format whose pair contract applies to (source, target), or NULL. */
 static const pc_format *pair_format(const eq_run *r, unsigned *ulp)

@@ -1,0 +1,25 @@
+/* The bug catalogue: stable ids (certificates and the self-test name them), human titles, and how
+ * each is simulated. Data, not machinery: diagnose.c knows no format, these words do. */
+#include "diagnose.h"
+
+const dg_bug_def dg_bugs[PC_BUG_COUNT] = {
+    [PC_BUG_PACK_AXIS] = {"pack-axis", "pack axis transposed (GPTQ read as packed along N, or AWQ along K)", 1, DG_SIM_PACK_AXIS, 0},
+    [PC_BUG_AWQ_ORDER] = {"awq-order", "AWQ slot order 0,2,4,6,1,3,5,7 not undone", 1, DG_SIM_SLOT_ORDER, 0},
+    [PC_BUG_NIBBLE_SWAP] = {"nibble-swap", "nibbles swapped (high and low half of each byte)", 1, DG_SIM_NIBBLE, 0},
+    [PC_BUG_SIGN_EXT] = {"sign-extension", "top slot of each int32 word sign-extended (arithmetic shift, no mask)", 1, DG_SIM_SIGN_EXT, 0},
+    [PC_BUG_ZERO_OFF_BY_ONE] = {"zero-off-by-one", "zero point off by one (GPTQ v1 read as v2, or the reverse)", 2, DG_SIM_ZERO_SHIFT, 0},
+    [PC_BUG_G_IDX_IGNORED] = {"g-idx-ignored", "g_idx ignored (group k // group_size instead of g_idx[k])", 1, DG_SIM_ALT_SCALE, PC_ALT_NO_GIDX},
+    [PC_BUG_CT_LAYOUT] = {"ct-layout", "compressed-tensors dense layout read as legacy word-aligned, or the reverse", 1, DG_SIM_STREAM_ALT, 0},
+    [PC_BUG_PAD_NOT_SLICED] = {"pad-not-sliced", "padded columns not sliced off (width taken from the packed tensor, not weight_shape)", 1, DG_SIM_PAD, 0},
+    [PC_BUG_GLOBAL_SCALE_MUL] = {"global-scale-multiplied", "NVFP4 global scale multiplied instead of divided (or the reverse)", 1, DG_SIM_ALT_SCALE, PC_ALT_GLOBAL_OTHER},
+    [PC_BUG_SCALE_GRID_T] = {"scale-grid-transposed", "FP8/INT8 block scale grid read transposed (scale[k // bw, n // bh])", 1, DG_SIM_ALT_SCALE, PC_ALT_GRID_T},
+    [PC_BUG_BLOCK_FROM_SHAPE] = {"block-from-shape", "FP8/INT8 block size derived from the shapes (N // scale rows), not read from the config", 1, DG_SIM_ALT_SCALE, PC_ALT_BLOCK_SHAPE},
+    [PC_BUG_SCALE_INV_DIVIDED] = {"scale-inv-divided", "DeepSeek weight_scale_inv divided instead of multiplied", 1, DG_SIM_SCALE_DIV, 0},
+    [PC_BUG_E8M0_LINEAR] = {"e8m0-linear", "MXFP4 E8M0 scale byte used as a linear value instead of 2^(s - 127)", 1, DG_SIM_ALT_SCALE, PC_ALT_EXP_LINEAR},
+    [PC_BUG_ZERO_WRAP] = {"zero-wrap", "GPTQ v1 zero point stored as 2^b - 1 decoded as (stored + 1) & mask = 0 instead of 2^b", 1, DG_SIM_ZERO_WRAP, 0},
+    [PC_BUG_MLX_BIAS_SUB] = {"mlx-bias-sub", "MLX affine bias subtracted instead of added (w = s*q - b)", 1, DG_SIM_BIAS_SUB, 0},
+    [PC_BUG_GLOBAL_SCALE_RECIP] = {"global-scale-reciprocal", "NVFP4 global scale converted through its reciprocal (1/(1/x) is not x in f32; ModelOpt <-> compressed-tensors names)", 1, DG_SIM_ALT_SCALE, PC_ALT_GLOBAL_RECIP},
+    [PC_BUG_MLX_MSB_FIRST] = {"mlx-msb-first", "MLX uint32 words read MSB-first (MLX packs element j of a word at bits j*b, LSB first)", 1, DG_SIM_MSB_FIRST, 0},
+    [PC_BUG_BNB_ROW_BLOCKS] = {"bnb-row-blocks", "bitsandbytes 4-bit blocks counted per row instead of over the flattened tensor", 1, DG_SIM_ALT_SCALE, PC_ALT_ROW_BLOCKS},
+    [PC_BUG_BNB_NESTED_OFFSET] = {"bnb-nested-offset", "bitsandbytes nested (double-quant) absmax offset dropped (absmax = code_map[q] * nested_absmax, no + offset)", 1, DG_SIM_ALT_SCALE, PC_ALT_NESTED_OFFSET},
+};
