@@ -387,5 +387,7 @@ static int bnb_group_params(const pc_module *pm, pc_group_params *out)
     return pc_bnb_params(pm, &out->scales, &out->group, &out->table);
 }
 
+extern const pc_bench_entry pc_bnb_bench[]; /* bnb_bench.c */
 const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
-                                 .module_free = free, .explain = bnb_explain, .group_params = bnb_group_params};
+                                 .module_free = free, .explain = bnb_explain, .group_params = bnb_group_params,
+                                 .bench = pc_bnb_bench};

@@ -365,5 +365,7 @@ static int mlx_group_params(const pc_module *pm, pc_group_params *out)
     return rc;
 }
 
+extern const pc_bench_entry pc_mlx_bench[]; /* mlx_bench.c */
 const pc_format pc_format_mlx = {.name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
-                                 .module_free = free, .explain = mlx_explain, .group_params = mlx_group_params};
+                                 .module_free = free, .explain = mlx_explain, .group_params = mlx_group_params,
+                                 .bench = pc_mlx_bench};
