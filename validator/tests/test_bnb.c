@@ -22,25 +22,46 @@ static uint32_t rnd(void)
     return (uint32_t)(g_rng >> 16);
 }
 
+/* Every kernel set this CPU runs against the oracle: odd and even n, every blocksize bitsandbytes
+ * takes and odd ones (vector tails inside a block), packed bytes at +ms, codes and outputs at +md,
+ * exactly sized buffers; and one case past the non-temporal threshold. */
+static void one_case(size_t n, size_t bs, bool fp4, size_t ms, size_t md, const char *impl)
+{
+    size_t nb = (n + bs - 1) / bs, nbytes = (n + 1) / 2;
+    uint8_t *sb = malloc(ms + nbytes), *c1 = malloc(n), *cb = malloc(md + n);
+    float *am = malloc(nb * 4), *w1 = malloc(n * 4), *wb = malloc((md + n) * 4);
+    uint8_t *src = sb + ms, *c2 = cb + md;
+    float *w2 = wb + md;
+    for (size_t i = 0; i < nbytes; i++) src[i] = (uint8_t)rnd();
+    for (size_t j = 0; j < nb; j++) am[j] = (float)(rnd() % 100000) / 997.0f * (rnd() % 2 ? 1.0f : 0x1p-130f);
+    pc_bnb4_unpack_ref(src, n, c1);
+    pc_bnb4_unpack_fast(src, n, c2);
+    CHECK(!memcmp(c1, c2, n), "%s: unpack n=%zu src+%zu differs", impl, n, ms);
+    CHECK(c1[0] == src[0] >> 4, "element 0 is the high nibble");
+    const float *t = pc_bnb4_table(fp4);
+    pc_bnb4_dequant_ref(c1, n, t, am, bs, w1);
+    pc_bnb4_dequant_fast(c2, n, t, am, bs, w2);
+    CHECK(!memcmp(w1, w2, n * 4), "%s: dequant n=%zu bs=%zu %s out+%zu differs", impl, n, bs, fp4 ? "fp4" : "nf4", md);
+    /* codes with bits above 3 set: both read code & 15 */
+    for (size_t i = 0; i < n; i++) c1[i] = c2[i] = (uint8_t)rnd();
+    pc_bnb4_dequant_ref(c1, n, t, am, bs, w1);
+    pc_bnb4_dequant_fast(c2, n, t, am, bs, w2);
+    CHECK(!memcmp(w1, w2, n * 4), "%s: dequant of wide codes n=%zu differs", impl, n);
+    free(sb); free(c1); free(cb); free(am); free(w1); free(wb);
+}
+
 static void oracle_vs_fast(void)
 {
-    static const size_t bss[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
-    for (int iter = 0; iter < 200; iter++) {
-        size_t n = 1 + rnd() % 5000, bs = bss[rnd() % 8], nb = (n + bs - 1) / bs, nbytes = (n + 1) / 2;
-        uint8_t *src = malloc(nbytes), *c1 = malloc(n), *c2 = malloc(n);
-        float *am = malloc(nb * 4), *w1 = malloc(n * 4), *w2 = malloc(n * 4);
-        for (size_t i = 0; i < nbytes; i++) src[i] = (uint8_t)rnd();
-        for (size_t j = 0; j < nb; j++) am[j] = (float)(rnd() % 100000) / 997.0f;
-        pc_bnb4_unpack_ref(src, n, c1);
-        pc_bnb4_unpack_fast(src, n, c2);
-        CHECK(!memcmp(c1, c2, n), "unpack n=%zu differs", n);
-        CHECK(c1[0] == src[0] >> 4, "element 0 is the high nibble");
-        const float *t = pc_bnb4_table(iter % 2);
-        pc_bnb4_dequant_ref(c1, n, t, am, bs, w1);
-        pc_bnb4_dequant_fast(c1, n, t, am, bs, w2);
-        CHECK(!memcmp(w1, w2, n * 4), "dequant n=%zu bs=%zu %s differs", n, bs, iter % 2 ? "fp4" : "nf4");
-        free(src); free(c1); free(c2); free(am); free(w1); free(w2);
+    static const size_t bss[] = {32, 64, 128, 256, 512, 1024, 2048, 4096, 1, 7, 9, 24};
+    for (size_t k = 0; pc_kernels_available(k); k++) {
+        const char *impl = pc_kernels_available(k);
+        CHECK(pc_kernels_select(impl) == 0, "select %s", impl);
+        for (int iter = 0; iter < 300; iter++)
+            one_case(1 + rnd() % 5000, bss[rnd() % 12], iter % 2, rnd() % 32, rnd() % 8, impl);
+        one_case(1u << 19, 64, false, 0, 0, impl); /* 2 MiB of f32: streamed stores */
+        one_case((1u << 19) + 3, 64, true, 1, 1, impl);
     }
+    pc_kernels_force(NULL);
 }
 
 static void tables(void)

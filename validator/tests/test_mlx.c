@@ -39,75 +39,114 @@ static float random_t(pc_mlx_t t)
 
 static bool same(float a, float b) { return u_of(a) == u_of(b) || (isnan(a) && isnan(b)); }
 
-static void oracle_vs_fast(void)
+/* One random case at the given misalignments: codes at +ms bytes, out at +md floats, both
+ * buffers exactly sized (ASan sees a read or write past them). */
+static void one_case(size_t rows, size_t cols, size_t group, pc_mlx_t t, unsigned bits, size_t ms, size_t md, const char *impl)
 {
-    for (int iter = 0; iter < 300; iter++) {
-        pc_mlx_t t = (pc_mlx_t)(iter % 3);
-        size_t group = (size_t)32 << (iter % 3 == 0 ? 0 : iter % 3), rows = 1 + rnd() % 4, cols = group * (1 + rnd() % 3);
-        size_t ng = rows * (cols / group), n = rows * cols;
-        uint8_t *q = malloc(n);
-        float *s = malloc(ng * 4), *b = malloc(ng * 4), *o1 = malloc(n * 4), *o2 = malloc(n * 4);
-        unsigned bits = 1 + rnd() % 8;
-        for (size_t i = 0; i < n; i++) q[i] = (uint8_t)(rnd() & ((1u << bits) - 1));
-        for (size_t g = 0; g < ng; g++) {
-            s[g] = random_t(t);
-            b[g] = random_t(t);
-        }
-        pc_mlx_affine_ref(q, rows, cols, group, s, b, t, o1);
-        pc_mlx_affine_fast(q, rows, cols, group, s, b, t, o2);
-        size_t bad = 0;
-        for (size_t i = 0; i < n; i++) bad += !same(o1[i], o2[i]);
-        CHECK(bad == 0, "iter %d (T %d, %zux%zu, group %zu): %zu elements differ", iter, (int)t, rows, cols, group, bad);
-        free(q); free(s); free(b); free(o1); free(o2);
+    size_t ng = rows * (cols / group), n = rows * cols;
+    uint8_t *qb = malloc(ms + n);
+    float *s = malloc(ng * 4), *b = malloc(ng * 4), *o1 = malloc(n * 4), *ob = malloc((md + n) * 4);
+    uint8_t *q = qb + ms;
+    float *o2 = ob + md;
+    for (size_t i = 0; i < n; i++) q[i] = (uint8_t)(rnd() & ((1u << bits) - 1));
+    for (size_t g = 0; g < ng; g++) {
+        s[g] = random_t(t);
+        b[g] = random_t(t);
     }
+    pc_mlx_affine_ref(q, rows, cols, group, s, b, t, o1);
+    pc_mlx_affine_fast(q, rows, cols, group, s, b, t, o2);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += !same(o1[i], o2[i]);
+    CHECK(bad == 0, "%s: T %d, %zux%zu, group %zu, codes+%zu out+%zu: %zu elements differ", impl, (int)t, rows, cols, group,
+          ms, md, bad);
+    free(qb); free(s); free(b); free(o1); free(ob);
 }
 
-/* Every finite value of T is kept; every midpoint between two neighbours rounds to the even one. */
+/* Every kernel set this CPU runs (avx2, scalar) against the oracle: mlx's groups (32, 64, 128) and
+ * odd ones (the vector loops' tails), every T, misaligned codes and outputs. */
+static void oracle_vs_fast(void)
+{
+    for (size_t k = 0; pc_kernels_available(k); k++) {
+        const char *impl = pc_kernels_available(k);
+        CHECK(pc_kernels_select(impl) == 0, "select %s", impl);
+        for (int iter = 0; iter < 300; iter++) {
+            pc_mlx_t t = (pc_mlx_t)(iter % 3);
+            size_t group = iter % 4 == 3 ? 1 + rnd() % 40 : (size_t)32 << (rnd() % 3);
+            size_t rows = 1 + rnd() % 4, cols = group * (1 + rnd() % 3);
+            one_case(rows, cols, group, t, 1 + rnd() % 8, rnd() % 32, rnd() % 8, impl);
+        }
+        /* past the non-temporal threshold (1 MiB of f32), aligned and not */
+        for (int ti = 0; ti < 3; ti++) {
+            one_case(512, 1024, 64, (pc_mlx_t)ti, 4, 0, 0, impl);
+            one_case(512, 1024, 64, (pc_mlx_t)ti, 8, 3, 1, impl);
+        }
+    }
+    pc_kernels_force(NULL);
+}
+
+/* Every finite value of T is kept; every midpoint between two neighbours rounds to the even one;
+ * f16 overflows at 65520. Each value is the scale of one group of 8 codes equal to 1 (bias 0), so
+ * w = rT(rT(s) + 0) = rT(s), and the AVX2 set rounds it in its vector lanes, not a scalar tail. */
+static void rounding_cases(pc_mlx_t t, float *vals, float *want, size_t *nv)
+{
+    size_t n = 0;
+    for (uint32_t h = 0; h < 0x7c00u || (t == PC_MLX_T_BF16 && h < 0x7f80u); h++) {
+        float a = t == PC_MLX_T_F16 ? pc_f16_to_f32((uint16_t)h) : pc_bf16_to_f32((uint16_t)h);
+        float c = t == PC_MLX_T_F16 ? pc_f16_to_f32((uint16_t)(h + 1)) : pc_bf16_to_f32((uint16_t)(h + 1));
+        vals[n] = a; want[n++] = a;
+        if (!isfinite(c)) continue;
+        vals[n] = (float)(((double)a + (double)c) / 2); /* exact in f32 for both types */
+        want[n++] = (h & 1) ? c : a;
+        vals[n] = -vals[n - 1]; want[n] = -want[n - 1] + 0.0f; n++; /* -0.0 + 0.0 is +0.0 */
+    }
+    if (t == PC_MLX_T_F16) {
+        vals[n] = 65519.0f; want[n++] = 65504.0f;
+        vals[n] = 65520.0f; want[n++] = INFINITY;
+    }
+    *nv = n;
+}
+
 static void rounding_exhaustive(void)
 {
-    for (int ti = 1; ti <= 2; ti++) {
-        pc_mlx_t t = (pc_mlx_t)ti;
-        size_t bad = 0;
-        for (uint32_t h = 0; h < 0x7c00u || (t == PC_MLX_T_BF16 && h < 0x7f80u); h++) {
-            float a = t == PC_MLX_T_F16 ? pc_f16_to_f32((uint16_t)h) : pc_bf16_to_f32((uint16_t)h);
-            float c = t == PC_MLX_T_F16 ? pc_f16_to_f32((uint16_t)(h + 1)) : pc_bf16_to_f32((uint16_t)(h + 1));
-            float mid = (float)(((double)a + (double)c) / 2); /* exact in f32 for both types */
-            float want = (h & 1) ? c : a, o1, o2, zero = 0.0f;
-            uint8_t q1 = 1;
-            /* w = rT(rT(s * 1) + 0): the rounding of s itself */
-            pc_mlx_affine_ref(&q1, 1, 1, 1, &a, &zero, t, &o1);
-            pc_mlx_affine_fast(&q1, 1, 1, 1, &a, &zero, t, &o2);
-            bad += !same(o1, a) || !same(o2, a);
-            if (!isfinite(c)) continue;
-            pc_mlx_affine_ref(&q1, 1, 1, 1, &mid, &zero, t, &o1);
-            pc_mlx_affine_fast(&q1, 1, 1, 1, &mid, &zero, t, &o2);
-            bad += !same(o1, want) || !same(o2, want);
+    size_t cap = 3 * 0x7f80u + 8, nv;
+    float *vals = malloc(cap * 4), *want = malloc(cap * 4), *zero = calloc(cap, 4);
+    float *o1 = malloc(cap * 8 * 4), *o2 = malloc(cap * 8 * 4);
+    uint8_t *ones = malloc(cap * 8);
+    memset(ones, 1, cap * 8);
+    for (size_t k = 0; pc_kernels_available(k); k++) {
+        const char *impl = pc_kernels_available(k);
+        CHECK(pc_kernels_select(impl) == 0, "select %s", impl);
+        for (int ti = 1; ti <= 2; ti++) {
+            pc_mlx_t t = (pc_mlx_t)ti;
+            rounding_cases(t, vals, want, &nv);
+            pc_mlx_affine_ref(ones, nv, 8, 8, vals, zero, t, o1);
+            pc_mlx_affine_fast(ones, nv, 8, 8, vals, zero, t, o2);
+            size_t bad = 0;
+            for (size_t i = 0; i < nv * 8; i++) bad += !same(o1[i], want[i / 8]) || !same(o2[i], want[i / 8]);
+            CHECK(bad == 0, "%s T %d: %zu of %zu values or midpoints rounded wrongly", impl, ti, bad, nv * 8);
         }
-        CHECK(bad == 0, "T %d: %zu values or midpoints rounded wrongly", ti, bad);
     }
-    /* f16 overflow: 65519 rounds to 65504, 65520 (the midpoint to 2^16) to inf. */
-    float big[2] = {65519.0f, 65520.0f}, o[2];
-    uint8_t q[2] = {1, 1};
-    float zz[2] = {0, 0};
-    for (int k = 0; k < 2; k++) {
-        pc_mlx_affine_ref(q, 1, 1, 1, &big[k], zz, PC_MLX_T_F16, &o[0]);
-        pc_mlx_affine_fast(q, 1, 1, 1, &big[k], zz, PC_MLX_T_F16, &o[1]);
-        float want = k ? INFINITY : 65504.0f;
-        CHECK(o[0] == want && o[1] == want, "f16 overflow at %g: %g / %g", (double)big[k], (double)o[0], (double)o[1]);
-    }
+    pc_kernels_force(NULL);
+    free(vals); free(want); free(zero); free(o1); free(o2); free(ones);
 }
 
 /* The two roundings mlx makes: with f32 scales, s*q + b is not fused. s = 1 + 2^-23, q = 3, b = -3:
  * an FMA gives 3 * 2^-23 exactly, mlx rounds s*q first. */
 static void two_roundings(void)
 {
-    float s = 1.0f + 0x1p-23f, b = -3.0f, o1, o2;
-    uint8_t q = 3;
+    float s = 1.0f + 0x1p-23f, b = -3.0f, o1[8], o2[8];
+    uint8_t q[8] = {3, 3, 3, 3, 3, 3, 3, 3};
     volatile float sq = s * 3.0f;
     float want = sq + b;
-    pc_mlx_affine_ref(&q, 1, 1, 1, &s, &b, PC_MLX_T_F32, &o1);
-    pc_mlx_affine_fast(&q, 1, 1, 1, &s, &b, PC_MLX_T_F32, &o2);
-    CHECK(same(o1, want) && same(o2, want) && want != 0x3p-23f, "f32: %a / %a, want %a", (double)o1, (double)o2, (double)want);
+    for (size_t k = 0; pc_kernels_available(k); k++) {
+        CHECK(pc_kernels_select(pc_kernels_available(k)) == 0, "select");
+        pc_mlx_affine_ref(q, 1, 8, 8, &s, &b, PC_MLX_T_F32, o1);
+        pc_mlx_affine_fast(q, 1, 8, 8, &s, &b, PC_MLX_T_F32, o2);
+        for (int i = 0; i < 8; i++)
+            CHECK(same(o1[i], want) && same(o2[i], want) && want != 0x3p-23f, "%s f32: %a / %a, want %a", pc_kernels_available(k),
+                  (double)o1[i], (double)o2[i], (double)want);
+    }
+    pc_kernels_force(NULL);
 }
 
 static void limit_sparse(void)

@@ -428,5 +428,7 @@ static int bnb_diag_params(const pc_input *in, const pc_module *pm, bool want, p
     return rc;
 }
 
+extern const pc_bench_entry pc_bnb_bench[]; /* bnb_bench.c */
 const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
-                                 .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params};
+                                 .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params,
+                                 .bench = pc_bnb_bench};

@@ -391,5 +391,7 @@ static int mlx_diag_params(const pc_input *in, const pc_module *pm, bool want, p
     return rc;
 }
 
+extern const pc_bench_entry pc_mlx_bench[]; /* mlx_bench.c */
 const pc_format pc_format_mlx = {.name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
-                                 .module_free = free, .explain = mlx_explain, .diag_params = mlx_diag_params};
+                                 .module_free = free, .explain = mlx_explain, .diag_params = mlx_diag_params,
+                                 .bench = pc_mlx_bench};

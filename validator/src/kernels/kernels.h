@@ -215,6 +215,9 @@ typedef struct pc_kernel_set {
     pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k, tq1_0, tq2_0;
     pc_fp8_run_fn fp8_run;
     pc_int8_run_fn int8_run;
+    pc_mlx_affine_fn mlx_affine;      /* NULL: the portable one (fast/mlx.c, bnb4.c) */
+    pc_bnb4_unpack_fn bnb4_unpack;
+    pc_bnb4_dequant_fn bnb4_dequant;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

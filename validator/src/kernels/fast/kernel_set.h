@@ -46,6 +46,11 @@ void pc_tq1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
 void pc_tq2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_fp8_run_scalar(const uint8_t *w, size_t n, float s, float *out);
 void pc_int8_run_scalar(const uint8_t *w, size_t n, int zp, float s, float *out);
+/* fast/mlx.c: one group of n codes sharing scale s and bias b (the AVX2 path's tails). */
+void pc_mlx_run_scalar(const uint8_t *q, size_t n, float s, float b, pc_mlx_t t, float *out);
+/* fast/bnb4.c: the portable bitsandbytes paths (the kernel set's NULL slots). */
+void pc_bnb4_unpack_scalar(const uint8_t *src, size_t n, uint8_t *out);
+void pc_bnb4_dequant_scalar(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1
@@ -62,6 +67,11 @@ void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const
 /* FP8 E4M3 / INT8 runs sharing one scale (fast/fp8_avx2.c). */
 void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out);
 void pc_int8_run_avx2(const uint8_t *w, size_t n, int zp, float s, float *out);
+/* MLX affine and bitsandbytes 4-bit (fast/mlx_avx2.c, bnb4_avx2.c). */
+void pc_mlx_affine_avx2(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
+                        const float *biases, pc_mlx_t t, float *out);
+void pc_bnb4_unpack_avx2(const uint8_t *src, size_t n, uint8_t *out);
+void pc_bnb4_dequant_avx2(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
 #endif
 
 #endif

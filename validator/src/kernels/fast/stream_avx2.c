@@ -226,6 +226,9 @@ const pc_kernel_set pc_kernels_avx2 = {
     .nvfp4_dequant = pc_nvfp4_dequant_avx2,
     .fp8_run = pc_fp8_run_avx2,
     .int8_run = pc_int8_run_avx2,
+    .mlx_affine = pc_mlx_affine_avx2,
+    .bnb4_unpack = pc_bnb4_unpack_avx2,
+    .bnb4_dequant = pc_bnb4_dequant_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */

@@ -1,0 +1,37 @@
+/* bitsandbytes 4-bit kernels for `packcheck bench`: codes from the packed bytes (high nibble
+ * first), and f32 weights from codes (one per byte) and one absmax per 64 (the default blocksize),
+ * NF4 and bitsandbytes' FP4 table: the 16-entry lookup of the decode's second step. */
+#include "packcheck.h"
+
+#include "../kernels/kernels.h"
+
+#include <string.h>
+
+enum { BNB_BS = 64 };
+static size_t codes_in(unsigned b, size_t n) { (void)b; return (n + 1) / 2; }
+static void codes_run(const pc_bench_case *c, pc_impl impl) { pc_bnb4_unpack(impl)(c->src, c->count, c->out); }
+
+/* codes, then count/64 absmax (4-aligned: count is a multiple of 64) */
+static size_t f32_in(unsigned b, size_t n) { (void)b; return n + n / BNB_BS * 4; }
+static void f32_fill(uint8_t *src, size_t nbytes)
+{
+    size_t count = nbytes / 17 * 16;
+    for (size_t i = 0; i < count; i++) src[i] &= 15;
+    for (size_t j = 0; j < count / BNB_BS; j++) {
+        float a = 0.01f + (float)(j % 11) * 0.003f;
+        memcpy(src + count + 4 * j, &a, 4);
+    }
+}
+static void run_table(const pc_bench_case *c, pc_impl impl, bool fp4)
+{
+    pc_bnb4_dequant(impl)(c->src, c->count, pc_bnb4_table(fp4), (const float *)(const void *)(c->src + c->count), BNB_BS, c->out);
+}
+static void nf4_run(const pc_bench_case *c, pc_impl impl) { run_table(c, impl, false); }
+static void fp4_run(const pc_bench_case *c, pc_impl impl) { run_table(c, impl, true); }
+
+const pc_bench_entry pc_bnb_bench[] = {
+    {"bnb4", "bnb-4bit", 4, 1, codes_in, codes_run, 0.80, 0, 2, NULL},
+    {"bnb-nf4-f32", "bnb-4bit", 4, 4, f32_in, nf4_run, 0.80, 0, BNB_BS, f32_fill}, /* GB/s of f32 output */
+    {"bnb-fp4-f32", "bnb-4bit", 4, 4, f32_in, fp4_run, 0.80, 0, BNB_BS, f32_fill},
+    {0},
+};
