@@ -62,6 +62,13 @@ void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const
 /* FP8 E4M3 / INT8 runs sharing one scale (fast/fp8_avx2.c). */
 void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out);
 void pc_int8_run_avx2(const uint8_t *w, size_t n, int zp, float s, float *out);
+/* GGUF block types (fast/gguf_avx2.c). */
+void pc_q8_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q6_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_nl_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #endif
 
 #endif

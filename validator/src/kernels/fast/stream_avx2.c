@@ -226,6 +226,12 @@ const pc_kernel_set pc_kernels_avx2 = {
     .nvfp4_dequant = pc_nvfp4_dequant_avx2,
     .fp8_run = pc_fp8_run_avx2,
     .int8_run = pc_int8_run_avx2,
+    .q8_0 = pc_q8_0_decode_avx2,
+    .q4_1 = pc_q4_1_decode_avx2,
+    .q4_k = pc_q4_k_decode_avx2,
+    .q6_k = pc_q6_k_decode_avx2,
+    .iq4_nl = pc_iq4_nl_decode_avx2,
+    .mxfp4 = pc_mxfp4_decode_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */
