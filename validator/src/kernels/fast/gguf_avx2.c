@@ -1,4 +1,4 @@
-/* AVX2 decoders of the GGUF block types Q8_0, Q4_1, Q4_K, Q6_K, IQ4_NL and MXFP4 (kernels.h states
+/* AVX2 decoders of the GGUF block types Q8_0, Q4_1, Q4_K, Q5_K, Q6_K, IQ4_NL and MXFP4 (kernels.h states
  * each layout and operation order; oracle/gguf_*.c is the literal reference). Codes are split out
  * whole 32-byte registers at a time; f32 follows ggml's dequantize_row_<type> order with separate
  * multiply and add/subtract intrinsics (the build has -ffp-contract=off, and no FMA intrinsic is
@@ -26,9 +26,6 @@ static inline AVX2_FN float half_f32(const uint8_t *p)
     return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128((int)h))); /* exact, subnormals included */
 }
 
-/* 8 unsigned codes at q -> f32 lanes. */
-static inline AVX2_FN __m256 u8x8_f32(const uint8_t *q) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)q))); }
-
 /* out[i] = f32(q[i] - off) * s for n (multiple of 8) codes: (q - off) is exact in f32. */
 static inline AVX2_FN void f32_offset_mul(const uint8_t *q, size_t n, int off, float s, float *out)
 {
@@ -40,19 +37,40 @@ static inline AVX2_FN void f32_offset_mul(const uint8_t *q, size_t n, int off, f
     }
 }
 
-/* out[i] = f32(f32(q[i]) * d) - m (Q4_K, Q5_K, Q2_K order). */
-static inline AVX2_FN void f32_mul_sub(const uint8_t *q, size_t n, float d, float m, float *out)
-{
-    const __m256 vd = _mm256_set1_ps(d), vm = _mm256_set1_ps(m);
-    for (size_t i = 0; i < n; i += 8) _mm256_storeu_ps(out + i, _mm256_sub_ps(_mm256_mul_ps(u8x8_f32(q + i), vd), vm));
-}
-
 /* The 32 nibbles of 16 bytes in Q4_0's order: byte j low = element j, high = element j + 16. */
 static inline AVX2_FN __m256i nibbles16(const uint8_t *qs)
 {
     const __m128i m = _mm_set1_epi8(0x0F);
     __m128i x = _mm_loadu_si128((const __m128i *)qs);
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(x, 4), m), _mm_and_si128(x, m));
+}
+
+/* The 32 bytes of a register as four f32 vectors (elements 0-7, 8-15, 16-23, 24-31), unsigned or
+ * signed: stays in registers (no store and reload of the codes). */
+static inline AVX2_FN void u8x32_f32(__m256i v, __m256 o[4])
+{
+    __m128i a = _mm256_castsi256_si128(v), b = _mm256_extracti128_si256(v, 1);
+    o[0] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(a));
+    o[1] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(a, 8)));
+    o[2] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b));
+    o[3] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(b, 8)));
+}
+static inline AVX2_FN void i8x32_f32(__m256i v, __m256 o[4])
+{
+    __m128i a = _mm256_castsi256_si128(v), b = _mm256_extracti128_si256(v, 1);
+    o[0] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(a));
+    o[1] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(a, 8)));
+    o[2] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+    o[3] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b, 8)));
+}
+
+/* out[i] = f32(f32(q[i]) * d) - m for the 32 codes of v (Q4_K, Q5_K order). */
+static inline AVX2_FN void mul_sub32(__m256i v, float d, float m, float *out)
+{
+    const __m256 vd = _mm256_set1_ps(d), vm = _mm256_set1_ps(m);
+    __m256 x[4];
+    u8x32_f32(v, x);
+    for (int k = 0; k < 4; k++) _mm256_storeu_ps(out + 8 * k, _mm256_sub_ps(_mm256_mul_ps(x[k], vd), vm));
 }
 
 /* ---- Q8_0: fp16 d, int8 qs[32]; codes = the bytes, w = f32(qs) * d ---- */
@@ -81,10 +99,10 @@ AVX2_FN void pc_q4_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * b), c);
         if (!weights) continue;
         if (half_is_nan(blk) || half_is_nan(blk + 2)) { pc_q4_1_decode_scalar(blk, 1, NULL, weights + 32 * b); continue; }
-        uint8_t q[32];
-        _mm256_storeu_si256((__m256i *)q, c);
+        __m256 x[4];
+        u8x32_f32(c, x);
         const __m256 d = _mm256_set1_ps(half_f32(blk)), m = _mm256_set1_ps(half_f32(blk + 2));
-        for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_add_ps(_mm256_mul_ps(u8x8_f32(q + 8 * k), d), m));
+        for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_add_ps(_mm256_mul_ps(x[k], d), m));
     }
 }
 
@@ -114,19 +132,52 @@ static inline AVX2_FN void q4_k_codes(const uint8_t *qs, uint8_t *out)
 
 AVX2_FN void pc_q4_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    uint8_t local[256];
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 144 * b;
-        uint8_t *q = codes ? codes + 256 * b : local;
-        q4_k_codes(blk + 16, q);
+        if (codes) q4_k_codes(blk + 16, codes + 256 * b);
         if (!weights) continue;
         if (half_is_nan(blk) || half_is_nan(blk + 2)) { pc_q4_k_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
         const float d = half_f32(blk), dmin = half_f32(blk + 2);
-        for (unsigned j = 0; j < 8; j++) {
-            unsigned sc, m;
-            scale_min_k4(j, blk + 4, &sc, &m);
-            float d1 = d * (float)sc, m1 = dmin * (float)m;
-            f32_mul_sub(q + 32 * j, 32, d1, m1, weights + 256 * b + 32 * j);
+        for (unsigned c = 0; c < 4; c++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * c));
+            for (unsigned h = 0; h < 2; h++) {
+                unsigned sc, m, j = 2 * c + h;
+                scale_min_k4(j, blk + 4, &sc, &m);
+                float d1 = d * (float)sc, m1 = dmin * (float)m;
+                __m256i q = _mm256_and_si256(h ? _mm256_srli_epi16(x, 4) : x, m4);
+                mul_sub32(q, d1, m1, weights + 256 * b + 32 * j);
+            }
+        }
+    }
+}
+
+/* ---- Q5_K: fp16 d, dmin, scales[12] (as Q4_K), qh[32], qs[128]; q = Q4_K's nibble | bit j of
+ * qh[e % 32] << 4 for sub-block j; w as Q4_K ---- */
+AVX2_FN void pc_q5_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m256i m4 = _mm256_set1_epi8(0x0F), bit4 = _mm256_set1_epi8(0x10);
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 176 * b;
+        bool f32 = weights && !half_is_nan(blk) && !half_is_nan(blk + 2);
+        if (weights && !f32) pc_q5_k_decode_scalar(blk, 1, NULL, weights + 256 * b);
+        const float d = half_f32(blk), dmin = half_f32(blk + 2);
+        const __m256i qh = _mm256_loadu_si256((const __m256i *)(blk + 16));
+        for (unsigned c = 0; c < 4; c++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(blk + 48 + 32 * c));
+            for (unsigned h = 0; h < 2; h++) {
+                unsigned j = 2 * c + h;
+                /* bit j of each qh byte to bit 4 (16-bit lane shifts, then one mask) */
+                __m256i hb = j <= 4 ? _mm256_sll_epi16(qh, _mm_cvtsi32_si128((int)(4 - j))) : _mm256_srl_epi16(qh, _mm_cvtsi32_si128((int)(j - 4)));
+                __m256i q = _mm256_or_si256(_mm256_and_si256(h ? _mm256_srli_epi16(x, 4) : x, m4), _mm256_and_si256(hb, bit4));
+                if (codes) _mm256_storeu_si256((__m256i *)(codes + 256 * b + 32 * j), q);
+                if (f32) {
+                    unsigned sc, m;
+                    scale_min_k4(j, blk + 4, &sc, &m);
+                    float d1 = d * (float)sc, m1 = dmin * (float)m;
+                    mul_sub32(q, d1, m1, weights + 256 * b + 32 * j);
+                }
+            }
         }
     }
 }
@@ -187,13 +238,10 @@ AVX2_FN void pc_iq4_nl_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
         if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * b), c);
         if (!weights) continue;
         if (half_is_nan(blk)) { pc_iq4_nl_decode_scalar(blk, 1, NULL, weights + 32 * b); continue; }
-        int8_t v[32];
-        _mm256_storeu_si256((__m256i *)v, _mm256_shuffle_epi8(tab, c));
+        __m256 x[4];
+        i8x32_f32(_mm256_shuffle_epi8(tab, c), x);
         const __m256 d = _mm256_set1_ps(half_f32(blk));
-        for (int k = 0; k < 4; k++) {
-            __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(v + 8 * k))));
-            _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_mul_ps(d, x));
-        }
+        for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_mul_ps(d, x[k]));
     }
 }
 
@@ -217,13 +265,10 @@ AVX2_FN void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         __m256i c = nibbles16(blk + 1);
         if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * b), c);
         if (!weights) continue;
-        int8_t v[32];
-        _mm256_storeu_si256((__m256i *)v, _mm256_shuffle_epi8(tab, c));
+        __m256 x[4];
+        i8x32_f32(_mm256_shuffle_epi8(tab, c), x);
         const __m256 d = _mm256_set1_ps(e8m0_half_bits(blk[0]));
-        for (int k = 0; k < 4; k++) {
-            __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(v + 8 * k))));
-            _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_mul_ps(x, d));
-        }
+        for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_mul_ps(x[k], d));
     }
 }
 

@@ -230,6 +230,7 @@ const pc_kernel_set pc_kernels_avx2 = {
     .q4_1 = pc_q4_1_decode_avx2,
     .q4_k = pc_q4_k_decode_avx2,
     .q6_k = pc_q6_k_decode_avx2,
+    .q5_k = pc_q5_k_decode_avx2,
     .iq4_nl = pc_iq4_nl_decode_avx2,
     .mxfp4 = pc_mxfp4_decode_avx2,
 };
