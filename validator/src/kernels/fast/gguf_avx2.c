@@ -1,4 +1,5 @@
-/* AVX2 decoders of the GGUF block types Q8_0, Q4_1, Q4_K, Q5_K, Q6_K, IQ4_NL and MXFP4 (kernels.h states
+/* AVX2 decoders of the GGUF block types Q8_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K,
+ * Q6_K, Q2_K, IQ4_NL, IQ4_XS and MXFP4 (kernels.h states
  * each layout and operation order; oracle/gguf_*.c is the literal reference). Codes are split out
  * whole 32-byte registers at a time; f32 follows ggml's dequantize_row_<type> order with separate
  * multiply and add/subtract intrinsics (the build has -ffp-contract=off, and no FMA intrinsic is
@@ -269,6 +270,104 @@ AVX2_FN void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         i8x32_f32(_mm256_shuffle_epi8(tab, c), x);
         const __m256 d = _mm256_set1_ps(e8m0_half_bits(blk[0]));
         for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_mul_ps(x[k], d));
+    }
+}
+
+/* ---- Q5_0 / Q5_1: the fifth bits of LE u32 qh (bit e for element e) as 0x10 per byte: byte e / 8
+ * of qh broadcast to lane e, tested against bit e % 8 ---- */
+static inline AVX2_FN __m256i fifth_bits(const uint8_t *qh)
+{
+    const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                          2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)pc_load_le32(qh)), pick);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit), _mm256_set1_epi8(0x10));
+}
+
+AVX2_FN void pc_q5_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m256 sixteen = _mm256_set1_ps(16.0f);
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 22 * b;
+        __m256i c = _mm256_or_si256(nibbles16(blk + 6), fifth_bits(blk + 2));
+        if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * b), c);
+        if (!weights) continue;
+        if (half_is_nan(blk)) { pc_q5_0_decode_scalar(blk, 1, NULL, weights + 32 * b); continue; }
+        __m256 x[4];
+        u8x32_f32(c, x);
+        const __m256 d = _mm256_set1_ps(half_f32(blk));
+        /* f32(q) - 16 is exact: the oracle's f32(q - 16) */
+        for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_mul_ps(_mm256_sub_ps(x[k], sixteen), d));
+    }
+}
+
+AVX2_FN void pc_q5_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 24 * b;
+        __m256i c = _mm256_or_si256(nibbles16(blk + 8), fifth_bits(blk + 4));
+        if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * b), c);
+        if (!weights) continue;
+        if (half_is_nan(blk) || half_is_nan(blk + 2)) { pc_q5_1_decode_scalar(blk, 1, NULL, weights + 32 * b); continue; }
+        __m256 x[4];
+        u8x32_f32(c, x);
+        const __m256 d = _mm256_set1_ps(half_f32(blk)), m = _mm256_set1_ps(half_f32(blk + 2));
+        for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_add_ps(_mm256_mul_ps(x[k], d), m));
+    }
+}
+
+/* ---- IQ4_XS: fp16 d, LE u16 scales_h, scales_l[4], qs[128]; sub-block j (qs + 16 j) in Q4_0's
+ * nibble order; w = f32(d * (ls - 32)) * kvalues_iq4nl[q] ---- */
+AVX2_FN void pc_iq4_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m256i tab = iq4nl_table();
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 136 * b;
+        bool f32 = weights && !half_is_nan(blk);
+        if (weights && !f32) pc_iq4_xs_decode_scalar(blk, 1, NULL, weights + 256 * b);
+        const float d = half_f32(blk);
+        const unsigned sh = (unsigned)blk[2] | ((unsigned)blk[3] << 8);
+        for (unsigned j = 0; j < 8; j++) {
+            __m256i c = nibbles16(blk + 8 + 16 * j);
+            if (codes) _mm256_storeu_si256((__m256i *)(codes + 256 * b + 32 * j), c);
+            if (!f32) continue;
+            unsigned ls = ((unsigned)(blk[4 + j / 2] >> (4 * (j % 2))) & 15u) | (((sh >> (2 * j)) & 3u) << 4);
+            const __m256 dl = _mm256_set1_ps(d * (float)((int)ls - 32));
+            __m256 x[4];
+            i8x32_f32(_mm256_shuffle_epi8(tab, c), x);
+            for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 256 * b + 32 * j + 8 * k, _mm256_mul_ps(dl, x[k]));
+        }
+    }
+}
+
+/* ---- Q2_K: scales[16], qs[64], fp16 d, dmin at 80; element 128h + 32j + l is bits 2j..2j+1 of
+ * qs[32h + l], scale byte e / 16; w = f32(f32(d * (sc & 15)) * q) - f32(dmin * (sc >> 4)) ---- */
+AVX2_FN void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m256i m3 = _mm256_set1_epi8(3);
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 84 * b;
+        bool f32 = weights && !half_is_nan(blk + 80) && !half_is_nan(blk + 82);
+        if (weights && !f32) pc_q2_k_decode_scalar(blk, 1, NULL, weights + 256 * b);
+        const float d = half_f32(blk + 80), dmin = half_f32(blk + 82);
+        for (unsigned h = 0; h < 2; h++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * h));
+            for (unsigned j = 0; j < 4; j++) {
+                __m256i q = _mm256_and_si256(_mm256_srl_epi16(x, _mm_cvtsi32_si128((int)(2 * j))), m3);
+                unsigned e0 = 128 * h + 32 * j;
+                if (codes) _mm256_storeu_si256((__m256i *)(codes + 256 * b + e0), q);
+                if (!f32) continue;
+                __m256 v[4];
+                u8x32_f32(q, v);
+                for (unsigned g = 0; g < 2; g++) {
+                    unsigned sc = blk[e0 / 16 + g];
+                    float dl = d * (float)(sc & 15u), ml = dmin * (float)(sc >> 4);
+                    const __m256 vd = _mm256_set1_ps(dl), vm = _mm256_set1_ps(ml);
+                    for (unsigned k = 0; k < 2; k++)
+                        _mm256_storeu_ps(weights + 256 * b + e0 + 16 * g + 8 * k, _mm256_sub_ps(_mm256_mul_ps(v[2 * g + k], vd), vm));
+                }
+            }
+        }
     }
 }
 

@@ -67,6 +67,10 @@ void pc_q8_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 void pc_q4_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q4_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q5_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q6_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq4_nl_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
