@@ -140,15 +140,19 @@ AVX2_FN void pc_q4_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         if (!weights) continue;
         if (half_is_nan(blk) || half_is_nan(blk + 2)) { pc_q4_k_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
         const float d = half_f32(blk), dmin = half_f32(blk + 2);
+        float d1[8], m1[8]; /* all factors first: the stores below may alias blk for the compiler */
+        for (unsigned j = 0; j < 8; j++) {
+            unsigned sc, m;
+            scale_min_k4(j, blk + 4, &sc, &m);
+            d1[j] = d * (float)sc;
+            m1[j] = dmin * (float)m;
+        }
+        __m256i x[4];
+        for (unsigned c = 0; c < 4; c++) x[c] = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * c));
+        float *w = weights + 256 * b;
         for (unsigned c = 0; c < 4; c++) {
-            __m256i x = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * c));
-            for (unsigned h = 0; h < 2; h++) {
-                unsigned sc, m, j = 2 * c + h;
-                scale_min_k4(j, blk + 4, &sc, &m);
-                float d1 = d * (float)sc, m1 = dmin * (float)m;
-                __m256i q = _mm256_and_si256(h ? _mm256_srli_epi16(x, 4) : x, m4);
-                mul_sub32(q, d1, m1, weights + 256 * b + 32 * j);
-            }
+            mul_sub32(_mm256_and_si256(x[c], m4), d1[2 * c], m1[2 * c], w + 64 * c);
+            mul_sub32(_mm256_and_si256(_mm256_srli_epi16(x[c], 4), m4), d1[2 * c + 1], m1[2 * c + 1], w + 64 * c + 32);
         }
     }
 }
