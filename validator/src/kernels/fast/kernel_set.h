@@ -72,6 +72,18 @@ void pc_mlx_affine_avx2(const uint8_t *codes, size_t rows, size_t cols, size_t g
                         const float *biases, pc_mlx_t t, float *out);
 void pc_bnb4_unpack_avx2(const uint8_t *src, size_t n, uint8_t *out);
 void pc_bnb4_dequant_avx2(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
+/* GGUF block types (fast/gguf_avx2.c). */
+void pc_q8_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q4_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q5_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q6_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq4_nl_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #endif
 
 #endif

@@ -229,6 +229,17 @@ const pc_kernel_set pc_kernels_avx2 = {
     .mlx_affine = pc_mlx_affine_avx2,
     .bnb4_unpack = pc_bnb4_unpack_avx2,
     .bnb4_dequant = pc_bnb4_dequant_avx2,
+    .q8_0 = pc_q8_0_decode_avx2,
+    .q4_1 = pc_q4_1_decode_avx2,
+    .q4_k = pc_q4_k_decode_avx2,
+    .q5_0 = pc_q5_0_decode_avx2,
+    .q5_1 = pc_q5_1_decode_avx2,
+    .iq4_xs = pc_iq4_xs_decode_avx2,
+    .q2_k = pc_q2_k_decode_avx2,
+    .q6_k = pc_q6_k_decode_avx2,
+    .q5_k = pc_q5_k_decode_avx2,
+    .iq4_nl = pc_iq4_nl_decode_avx2,
+    .mxfp4 = pc_mxfp4_decode_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */
