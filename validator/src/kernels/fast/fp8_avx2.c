@@ -1,5 +1,5 @@
 /* FP8 E4M3 / INT8 runs, AVX2 (kernels.h; the scalar runs and the grid walk are in fast/fp8.c).
- * E4M3: eight bytes widened to 32-bit lanes; normal lanes are magnitude << 20 plus 120 << 23 (the
+ * E4M3: sixteen bytes as f16 through F16C (e4m3_16), or, for scales |s| >= 2^120, eight bytes widened to 32-bit lanes; normal lanes are magnitude << 20 plus 120 << 23 (the
  * f32 bits of the same value), subnormal lanes (magnitude < 8) m * 2^-9 from the integer, NaN lanes
  * (magnitude 0x7F) blended in, the sign ORed on, then one multiply by the scale. INT8: sign-extend, subtract the zero point, convert (exact), multiply. */
 #include "kernel_set.h"
@@ -21,15 +21,39 @@ static inline AVX2_FN __m256 e4m3_8(const uint8_t *p, __m256 s)
     return _mm256_mul_ps(_mm256_or_ps(f, _mm256_castsi256_ps(sign)), s);
 }
 
+/* Sixteen bytes through F16C: the E4M3 byte is an f16 with the same mantissa bits and exponent
+ * bias 15 instead of 7 once its magnitude moves to f16 bits 7..13 and its sign to bit 15, i.e.
+ * f16 = x * 2^-8 exactly, subnormals included (e4m3 exponent 0 -> f16 exponent 0, m/8 * 2^-14);
+ * vcvtph2ps widens it exactly in hardware (no f32 subnormal is formed, no assist). Magnitude 0x7F
+ * becomes the f16 quiet NaN 0x7E00 (f32 0x7FC00000, the bits the scalar path gives), sign kept.
+ * Then (x * 2^-8) * (s * 2^8): s * 2^8 is exact for |s| < 2^120, so the product is the same real
+ * number as x * s and is rounded once, to the same f32 (pc_fp8_run_avx2 checks the range). */
+static inline AVX2_FN __m128i e4m3_f16x8(const uint8_t *p)
+{
+    /* sign-extended byte << 7: magnitude at bits 7..13, the sign at 14 and 15; clear 14 */
+    __m128i h = _mm_and_si128(_mm_slli_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)p)), 7),
+                              _mm_set1_epi16((short)0xBF80));
+    /* magnitude 0x7F is f16 0x3F80 (| sign): xor 0x4180 makes it 0x7E00 (| sign) */
+    __m128i nan = _mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x3F80)), _mm_set1_epi16(0x3F80));
+    return _mm_xor_si128(h, _mm_and_si128(nan, _mm_set1_epi16(0x4180)));
+}
+
+static inline AVX2_FN void e4m3_16(const uint8_t *p, __m256 s8, float *out)
+{
+    _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtph_ps(e4m3_f16x8(p)), s8));
+    _mm256_storeu_ps(out + 8, _mm256_mul_ps(_mm256_cvtph_ps(e4m3_f16x8(p + 8)), s8));
+}
+
 AVX2_FN void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out)
 {
-    __m256 vs = _mm256_set1_ps(s);
     size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        _mm256_storeu_ps(out + i, e4m3_8(w + i, vs));
-        _mm256_storeu_ps(out + i + 8, e4m3_8(w + i + 8, vs));
+    if (!(fabsf(s) >= 0x1p120f) || isnan(s) || isinf(s)) { /* s * 2^8 exact (or inf/NaN as s is) */
+        __m256 s8 = _mm256_set1_ps(s * 0x1p8f);
+        for (; i + 16 <= n; i += 16) e4m3_16(w + i, s8, out + i);
+    } else { /* |s| >= 2^120 finite: s * 2^8 could overflow; the f32-bits path, one multiply by s */
+        __m256 vs = _mm256_set1_ps(s);
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, e4m3_8(w + i, vs));
     }
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, e4m3_8(w + i, vs));
     if (i < n) pc_fp8_run_scalar(w + i, n - i, s, out + i);
 }
 
