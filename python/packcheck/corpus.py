@@ -69,6 +69,11 @@ class Case:
     corpus: Path = field(repr=False, compare=False, default=Path("."))
 
     @property
+    def profile(self) -> str:
+        """The profile the case's verdict holds in ("strict" unless expect.json says otherwise)."""
+        return self.expect.get("profile") or "strict"
+
+    @property
     def family(self) -> str:
         return self.id.split("/", 1)[0]
 
@@ -90,7 +95,8 @@ class Case:
 
         with tempfile.TemporaryDirectory(prefix="packcheck-view-") as tmp:
             out = Path(tmp) / "view.safetensors"
-            proc = run(["unpack", str(self.input), "--out", str(out), "--allow-unchecked"], ok_codes=(0, 1, 3))
+            proc = run(["unpack", str(self.input), "--out", str(out), "--profile", self.profile, "--allow-unchecked"],
+                       ok_codes=(0, 1, 3))
             if proc.returncode != 0 or not out.is_file():
                 raise PinMismatch(f"{self.id}: the case pins a view but packcheck unpack refused it: {proc.stderr.strip()}")
             tensors = _safetensors.read(out)
