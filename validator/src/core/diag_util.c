@@ -9,19 +9,32 @@
 
 const pc_tensor *pc_diag_find(const pc_input *in, const char *prefix, const char *suffix)
 {
-    char *name = suffix ? pc_asprintf("%s.%s", prefix, suffix) : pc_strdup(prefix);
-    const pc_tensor *t = name ? pc_input_find(in, name) : NULL;
-    free(name);
+    if (!suffix) return pc_input_find(in, prefix);
+    char *dotted = pc_asprintf(".%s", suffix); /* a suffix is short; the prefix is never copied */
+    const pc_tensor *t = dotted ? pc_input_find_part(in, prefix, dotted) : NULL;
+    free(dotted);
     return t;
+}
+
+/* The tensor's bytes and room for its numel values of `size` bytes each; false when too large,
+ * unreadable or out of memory (both freed). */
+static bool load_for(const pc_tensor *t, size_t size, uint8_t **raw, void **out)
+{
+    *raw = NULL; *out = NULL;
+    if (!pc_dtype_bits(t->dtype) || t->numel > PC_DIAG_MAX_ELEMS) return false;
+    *raw = pc_tensor_load(t, DG_TENSOR_LIMIT);
+    *out = *raw ? malloc((size_t)(t->numel ? t->numel : 1) * size) : NULL;
+    if (*out) return true;
+    free(*raw); *raw = NULL;
+    return false;
 }
 
 float *pc_diag_load_floats(const pc_tensor *t)
 {
+    uint8_t *raw; float *f;
+    if (!load_for(t, sizeof *f, &raw, (void **)&f)) return NULL;
     unsigned bits = pc_dtype_bits(t->dtype);
-    if (!bits || t->numel > PC_DIAG_MAX_ELEMS) return NULL;
-    uint8_t *raw = pc_tensor_load(t, DG_TENSOR_LIMIT);
-    float *f = raw ? malloc((size_t)(t->numel ? t->numel : 1) * sizeof *f) : NULL;
-    bool ok = f != NULL;
+    bool ok = true;
     for (uint64_t i = 0; ok && i < t->numel; i++) {
         const uint8_t *p = raw + i * (bits / 8);
         switch (t->dtype) {
@@ -40,11 +53,10 @@ float *pc_diag_load_floats(const pc_tensor *t)
 
 int64_t *pc_diag_load_ints(const pc_tensor *t)
 {
+    uint8_t *raw; int64_t *v;
+    if (!load_for(t, sizeof *v, &raw, (void **)&v)) return NULL;
     unsigned bits = pc_dtype_bits(t->dtype);
-    if (!bits || t->numel > PC_DIAG_MAX_ELEMS) return NULL;
-    uint8_t *raw = pc_tensor_load(t, DG_TENSOR_LIMIT);
-    int64_t *v = raw ? malloc((size_t)(t->numel ? t->numel : 1) * sizeof *v) : NULL;
-    bool ok = v != NULL;
+    bool ok = true;
     for (uint64_t i = 0; ok && i < t->numel; i++) {
         const uint8_t *p = raw + i * (bits / 8);
         switch (t->dtype) {
