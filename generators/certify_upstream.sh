@@ -82,6 +82,8 @@ v=$(version "$VENVS/ct" gguf); py gguf-$v "gguf $v (gguf-py)" "$v" GGUF,Q40 deco
 v=$(version "$VENVS/gptqawq" autoawq); py autoawq-$v "AutoAWQ $v" "$v" AWQ decode 180 "$VENVS/gptqawq" autoawq_reader.py
 v=$(version "$VENVS/gptqawq" gptqmodel); py gptqmodel-$v "GPTQModel $v" "$v" AWQ,CFG,GPTQ decode 180 "$VENVS/gptqawq" gptqmodel_reader.py
 v=$(version "$VENVS/ct" transformers); py transformers-$v "transformers $v (FP8, MXFP4)" "$v" FP8,MX decode 180 "$VENVS/ct" transformers_reader.py
+v=$(version "$VENVS/bnb" bitsandbytes); py bitsandbytes-$v "bitsandbytes $v" "$v" BNB decode 180 "$VENVS/bnb" bnb_reader.py
+v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/mlx" mlx_reader.py
 v=$(version "$VENVS/ct" safetensors); py safetensors-$v "safetensors $v" "$v" ST container-only 60 "$VENVS/ct" safetensors_reader.py
 
 # Built readers: cached under $CACHE between runs (never built in CI). A reader whose toolchain or
