@@ -578,7 +578,7 @@ done:
 }
 
 /* The reader's answer from its exit alone; -1 when an accepted output must be looked at. */
-static int classify(const pc_case *k, const pc_run *r, pc_sb *detail)
+static int classify(const pc_case *k, const pc_run *r, pc_profile prof, pc_sb *detail)
 {
     const char *verdict = pc_json_str(k->expect, "verdict");
     if (r->spawn_failed) { pc_sb_puts(detail, "could not start the reader (fork failed)"); return O_CRASH; }
@@ -597,9 +597,10 @@ static int classify(const pc_case *k, const pc_run *r, pc_sb *detail)
     if (!strcmp(verdict, "reject")) {
         const char *rule = pc_json_str(k->expect, "reject_rule");
         /* A LIMIT is packcheck's own resource bound, not the format's (e.g. GGUF-013): a reader
-         * that accepts such an input is not wrong, so the case counts as `either`. */
+         * that accepts such an input is not wrong, so the case counts as `either`. Judged in the
+         * run's profile: GGUF-038 (big-endian v3) is a LIMIT in strict but a MUST in compat. */
         const pc_rule *pr = *rule ? pc_rule_find(rule) : NULL;
-        if (pr && pc_rule_severity(pr, PC_PROFILE_STRICT) == PC_SEV_LIMIT) {
+        if (pr && pc_rule_severity(pr, prof) == PC_SEV_LIMIT) {
             pc_sb_printf(detail, "accepted; %s is packcheck's own LIMIT, so either answer is right", rule);
             return O_PASS;
         }
@@ -1005,7 +1006,8 @@ static int outcome_of(certify_run *st, size_t i, bool want_pic, cJSON *cj, pc_sb
         pc_sb_printf(detail, "the reader changed its copy of the case: %s (a reader may only read its input and write {output})", st->tampered[i]);
         return O_TAMPERED;
     }
-    int oc = classify(&st->c.cases[i], &st->runs[i], detail);
+    pc_profile prof = st->o->profile && !strcmp(st->o->profile, "compat") ? PC_PROFILE_COMPAT : PC_PROFILE_STRICT;
+    int oc = classify(&st->c.cases[i], &st->runs[i], prof, detail);
     if (oc < 0 && st->o->container_only) return O_PASS; /* accepted a valid input: a container reader's verdict is all it gives */
     return oc >= 0 ? oc : evaluate_output(st, i, want_pic, cj, detail);
 }
