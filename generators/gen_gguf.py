@@ -283,6 +283,14 @@ def gen_valid(out):
              source=f"{SRC_Q}: randn (seeded) Q4_0 [64,128] with one all-zero row (d = -0.0), [96,64], MoE [4,32,64], "
                     f"a 1-D [64] tensor named without .weight, and an F32 [128] beside them; default alignment 32",
              rules=["GGUF-001", "GGUF-002", "GGUF-027", "GGUF-028", "Q40-001", "Q40-002"], modules=pins(data))
+    # CONTRACT 3: a declared n_dims = 3 with ne2 = 1 is the view [1, 4, 256]; a ggml-based reader (ggml pads ne
+    # with 1s) writes [4, 256], which certify accepts (leading 1s dropped from both). cli_certify_shapes uses it.
+    lead = np.random.default_rng(20261202).standard_normal((1, 4, 256)).astype(np.float32)
+    data = write_with_gguf([("blk.0.attn_k.weight", q4(lead), QT.Q4_0)])
+    assert pins(data)["blk.0.attn_k"]["shape"] == [1, 4, 256]
+    out.case("gguf", "q4_0-3d-leading-1", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_Q}: randn (seeded) Q4_0 of numpy shape (1, 4, 256): n_dims 3, ne = [256, 4, 1]",
+             rules=["GGUF-019", "Q40-001"], modules=pins(data))
     for a in (1, 8, 64):
         data = write_with_gguf([("blk.0.attn_k.weight", q4(attn[:16]), QT.Q4_0), ("blk.0.attn_norm.weight", norm[:7], None),
                                 ("blk.0.attn_v.weight", q4(down[:8]), QT.Q4_0)], alignment=a)
