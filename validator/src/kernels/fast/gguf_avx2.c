@@ -226,12 +226,14 @@ AVX2_FN void pc_q6_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         q6_k_codes(blk, q);
         if (!weights) continue;
         if (half_is_nan(blk + 208)) { pc_q6_k_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
-        const float d = half_f32(blk + 208);
-        /* element e's scale is scales[e / 16] (l / 16 + 2k + 8h with e = 128h + 32k + l) */
-        for (unsigned g = 0; g < 16; g++) {
-            float ds = d * (float)(int8_t)blk[192 + g];
-            f32_offset_mul(q + 16 * g, 16, 32, ds, weights + 256 * b + 16 * g);
-        }
+        /* element e's scale is scales[e / 16] (l / 16 + 2k + 8h with e = 128h + 32k + l); the 16
+         * factors d * (float)scale in two vector multiplies, each lane the oracle's one product */
+        const __m256 d = _mm256_set1_ps(half_f32(blk + 208));
+        float ds[16];
+        __m128i sc = _mm_loadu_si128((const __m128i *)(blk + 192));
+        _mm256_storeu_ps(ds, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc))));
+        _mm256_storeu_ps(ds + 8, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(sc, 8)))));
+        for (unsigned g = 0; g < 16; g++) f32_offset_mul(q + 16 * g, 16, 32, ds[g], weights + 256 * b + 16 * g);
     }
 }
 
@@ -338,14 +340,21 @@ AVX2_FN void pc_iq4_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
         const uint8_t *blk = src + 136 * b;
         bool f32 = weights && !half_is_nan(blk);
         if (weights && !f32) pc_iq4_xs_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        const float d = half_f32(blk);
-        const unsigned sh = (unsigned)blk[2] | ((unsigned)blk[3] << 8);
+        /* the eight d * (ls - 32) in one vector multiply: ls_j = nibble j of scales_l (bits 4j..4j+3
+         * of its LE u32) | bits 2j..2j+1 of scales_h << 4 */
+        float dls[8];
+        if (f32) {
+            __m256i lo = _mm256_srlv_epi32(_mm256_set1_epi32((int)pc_load_le32(blk + 4)), _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+            __m256i hi = _mm256_srlv_epi32(_mm256_set1_epi32((int)((unsigned)blk[2] | ((unsigned)blk[3] << 8))), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
+            __m256i ls = _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi32(15)), _mm256_slli_epi32(_mm256_and_si256(hi, _mm256_set1_epi32(3)), 4));
+            __m256 v = _mm256_cvtepi32_ps(_mm256_sub_epi32(ls, _mm256_set1_epi32(32)));
+            _mm256_storeu_ps(dls, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), v));
+        }
         for (unsigned j = 0; j < 8; j++) {
             __m256i c = nibbles16(blk + 8 + 16 * j);
             if (codes) _mm256_storeu_si256((__m256i *)(codes + 256 * b + 32 * j), c);
             if (!f32) continue;
-            unsigned ls = ((unsigned)(blk[4 + j / 2] >> (4 * (j % 2))) & 15u) | (((sh >> (2 * j)) & 3u) << 4);
-            const __m256 dl = _mm256_set1_ps(d * (float)((int)ls - 32));
+            const __m256 dl = _mm256_set1_ps(dls[j]);
             __m256 x[4];
             i8x32_f32(_mm256_shuffle_epi8(tab, c), x);
             for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 256 * b + 32 * j + 8 * k, _mm256_mul_ps(dl, x[k]));
