@@ -371,7 +371,16 @@ AVX2_FN void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         const uint8_t *blk = src + 84 * b;
         bool f32 = weights && !half_is_nan(blk + 80) && !half_is_nan(blk + 82);
         if (weights && !f32) pc_q2_k_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        const float d = half_f32(blk + 80), dmin = half_f32(blk + 82);
+        /* the 16 (d * (sc & 15), dmin * (sc >> 4)) in four vector multiplies, one product per lane */
+        float dl16[16], ml16[16];
+        if (f32) {
+            const __m256 vd = _mm256_set1_ps(half_f32(blk + 80)), vm = _mm256_set1_ps(half_f32(blk + 82));
+            for (unsigned k = 0; k < 2; k++) {
+                __m256i sc = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(blk + 8 * k)));
+                _mm256_storeu_ps(dl16 + 8 * k, _mm256_mul_ps(vd, _mm256_cvtepi32_ps(_mm256_and_si256(sc, _mm256_set1_epi32(15)))));
+                _mm256_storeu_ps(ml16 + 8 * k, _mm256_mul_ps(vm, _mm256_cvtepi32_ps(_mm256_srli_epi32(sc, 4))));
+            }
+        }
         for (unsigned h = 0; h < 2; h++) {
             __m256i x = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * h));
             for (unsigned j = 0; j < 4; j++) {
@@ -382,9 +391,7 @@ AVX2_FN void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
                 __m256 v[4];
                 u8x32_f32(q, v);
                 for (unsigned g = 0; g < 2; g++) {
-                    unsigned sc = blk[e0 / 16 + g];
-                    float dl = d * (float)(sc & 15u), ml = dmin * (float)(sc >> 4);
-                    const __m256 vd = _mm256_set1_ps(dl), vm = _mm256_set1_ps(ml);
+                    const __m256 vd = _mm256_set1_ps(dl16[e0 / 16 + g]), vm = _mm256_set1_ps(ml16[e0 / 16 + g]);
                     for (unsigned k = 0; k < 2; k++)
                         _mm256_storeu_ps(weights + 256 * b + e0 + 16 * g + 8 * k, _mm256_sub_ps(_mm256_mul_ps(v[2 * g + k], vd), vm));
                 }
