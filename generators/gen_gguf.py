@@ -283,6 +283,14 @@ def gen_valid(out):
              source=f"{SRC_Q}: randn (seeded) Q4_0 [64,128] with one all-zero row (d = -0.0), [96,64], MoE [4,32,64], "
                     f"a 1-D [64] tensor named without .weight, and an F32 [128] beside them; default alignment 32",
              rules=["GGUF-001", "GGUF-002", "GGUF-027", "GGUF-028", "Q40-001", "Q40-002"], modules=pins(data))
+    # CONTRACT 3: a declared n_dims = 3 with ne2 = 1 is the view [1, 4, 256]; a ggml-based reader (ggml pads ne
+    # with 1s) writes [4, 256], which certify accepts (leading 1s dropped from both). cli_certify_shapes uses it.
+    lead = np.random.default_rng(20261202).standard_normal((1, 4, 256)).astype(np.float32)
+    data = write_with_gguf([("blk.0.attn_k.weight", q4(lead), QT.Q4_0)])
+    assert pins(data)["blk.0.attn_k"]["shape"] == [1, 4, 256]
+    out.case("gguf", "q4_0-3d-leading-1", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_Q}: randn (seeded) Q4_0 of numpy shape (1, 4, 256): n_dims 3, ne = [256, 4, 1]",
+             rules=["GGUF-019", "Q40-001"], modules=pins(data))
     for a in (1, 8, 64):
         data = write_with_gguf([("blk.0.attn_k.weight", q4(attn[:16]), QT.Q4_0), ("blk.0.attn_norm.weight", norm[:7], None),
                                 ("blk.0.attn_v.weight", q4(down[:8]), QT.Q4_0)], alignment=a)
@@ -353,10 +361,13 @@ def gen_valid(out):
              rules=["GGUF-002"], modules=pins(v2))
     be = write_with_gguf([("x.weight", q4(down[:2]), QT.Q4_0)], big_endian=True)
     assert be[:4] == b"GGUF" and be[4:8] == b"\0\0\0\3"
-    out.case("gguf", "big-endian-gguf-py", verdict="reject", reject_rule="GGUF-002", files={"model.gguf": be},
-             input="model.gguf", rules=["GGUF-002"],
-             source=f"{SRC_Q} with endianess=GGUFEndian.BIG: the magic stays \"GGUF\", the version reads 0x03000000 "
-                    f"in little-endian (only little-endian GGUF is read; the message says the file is byte-swapped)")
+    # GGUF-038: the spec permits big-endian v3; packcheck cannot read it (strict: its own LIMIT, certify `either`),
+    # ggml on a little-endian host refuses it (compat: MUST). The twin carries the compat expectation.
+    for name, prof in (("big-endian-gguf-py", None), ("big-endian-gguf-py-compat", "compat")):
+        out.case("gguf", name, verdict="reject", reject_rule="GGUF-038", files={"model.gguf": be},
+                 input="model.gguf", rules=["GGUF-038"], profile=prof,
+                 source=f"{SRC_Q} with endianess=GGUFEndian.BIG: the magic stays \"GGUF\", the version reads 0x03000000 "
+                        f"in little-endian ({'compat: MUST, ggml refuses it' if prof else 'strict: LIMIT, the spec permits it but packcheck reads little-endian only'})")
     # GGUF-014 as llama.cpp reads it today: INT32 scores (gguf-py writes them when every score is an
     # integer; llama.cpp PR #27260) and scores longer than the token list (refused only when shorter).
     def tok(scores):
@@ -404,8 +415,10 @@ def gen_header(out):
     passing(out, "hand-built-base", good, ["GGUF-003", "GGUF-027", "GGUF-030"], "the valid file every hostile case below breaks once")
     reject(out, "gguf", "magic-bad", "GGUF-001", b"GGUX" + good[4:], "magic GGUX")
     reject(out, "gguf", "magic-byte-swapped", "GGUF-001", b"FUGG" + good[4:], "magic FUGG (byte-swapped)")
-    for v, n in ((0, "version-0"), (1, "version-1"), (4, "version-4"), (0x03000000, "version-byte-swapped")):
+    for v, n in ((0, "version-0"), (1, "version-1"), (4, "version-4"), (0x02000000, "version-byte-swapped-2")):
         reject(out, "gguf", n, "GGUF-002", gguf_file(base_kvs(), base_tensors(), version=v)[0], f"version field {v:#x}")
+    reject(out, "gguf", "version-byte-swapped", "GGUF-038", gguf_file(base_kvs(), base_tensors(), version=0x03000000)[0],
+           "version field 0x3000000 (a byte-swapped 3: big-endian v3, GGUF-038)")
     reject(out, "gguf", "n-kv-huge", "GGUF-004", gguf_file(base_kvs(), base_tensors(), n_kv=1 << 63)[0],
            "n_kv = 2^63 (CVE-2024-23605: n_kv integer overflow)")
     reject(out, "gguf", "n-tensors-negative", "GGUF-004", gguf_file(base_kvs(), base_tensors(), n_tensors=-1)[0],
@@ -444,11 +457,19 @@ def gen_kv(out):
     reject(out, "gguf", "duplicate-key", "GGUF-011", gguf_file(k + [kv("llama.block_count", U32, 2)], t)[0],
            "llama.block_count defined twice")
     for name, val, why in (("alignment-0", kv("general.alignment", U32, 0), "general.alignment = 0"),
-                           ("alignment-24", kv("general.alignment", U32, 24), "general.alignment = 24"),
                            ("alignment-u64", kv("general.alignment", U64, 32), "general.alignment typed UINT64"),
                            ("alignment-i32", kv("general.alignment", I32, 32), "general.alignment typed INT32 (llama.cpp PR #25596)")):
         kk = [val] + [x for x in k if x[0] != "general.alignment"]
         reject(out, "gguf", name, "GGUF-012", gguf_file(kk, t)[0], why)
+    # GGUF-037: 24 is the spec's (a multiple of 8) but not ggml's (a power of two): strict warns, compat refuses.
+    # gguf-py refuses the file too, so the pins come from the same tensors at alignment 32 (the bytes are the same).
+    kk = [kv("general.alignment", U32, 24)] + [x for x in k if x[0] != "general.alignment"]
+    a24 = gguf_file(kk, t, align=24)[0]
+    out.case("gguf", "alignment-24", verdict="pass", layout="gguf", files={"model.gguf": a24}, input="model.gguf",
+             source=f"{SRC_H}: general.alignment = 24 (strict: GGUF-037 warns, docs/gguf.md asks only a multiple of 8)",
+             rules=["GGUF-037", "GGUF-034"], modules=pins(gguf_file(k, t)[0]))
+    reject(out, "gguf", "alignment-24-compat", "GGUF-037", a24, "general.alignment = 24 under compat (ggml: not a power of 2)",
+           profile="compat")
     kk = [kv("general.alignment", U32, 1 << 21)] + [x for x in k if x[0] != "general.alignment"]
     reject(out, "gguf", "alignment-2mib", "GGUF-013", gguf_file(kk, [])[0], "general.alignment = 2^21, no tensors (ggml PR #1516)")
     toks = [kv("tokenizer.ggml.tokens", ARRAY, ["a", "b", "c"], etype=STRING)]
@@ -468,7 +489,12 @@ def gen_tensors(out):
     def one(name, rule, ts, why, **kw):
         reject(out, "gguf", name, rule, gguf_file(k, ts, **kw)[0], why)
 
-    one("name-64-bytes", "GGUF-015", [dict(q, name="n" * 64), f], "a 64-byte tensor name")
+    one("name-65-bytes", "GGUF-015", [dict(q, name="n" * 65), f], "a 65-byte tensor name (docs/gguf.md: at most 64)")
+    # GGUF-036: 64 bytes is the spec's bound, one over ggml's (GGML_MAX_NAME counts the NUL): strict warns, compat refuses.
+    n64 = gguf_file(k, [dict(q, name="n" * 64), f])[0]
+    passing(out, "name-64-bytes", n64, ["GGUF-015", "GGUF-036"], "a 64-byte tensor name (strict: GGUF-036 warns; the spec allows 64)")
+    reject(out, "gguf", "name-64-bytes-compat", "GGUF-036", n64, "a 64-byte tensor name under compat (ggml: 64 >= GGML_MAX_NAME)",
+           profile="compat")
     # GGUF-016/017 are SHOULD in both profiles (docs/gguf.md does not forbid an empty name or U+0000):
     # the strict cases pass with a warning; the NUL alias of another tensor's name breaks GGUF-018.
     out.case("gguf", "name-empty", verdict="pass", layout="gguf",

@@ -208,8 +208,10 @@ def pins_checked(path, exe, work):
 # ---------------------------------------------------------------------------------------------
 
 # ggml 0.25.3's answer on the files behind the corrected GGUF rules (rules.json cites these cases). Each:
-# (case, packcheck strict verdict, rule, ggml accepts?, why). The files are hand-built (pcgen.ggufbytes) or
-# gguf-py's; the answer is llama-gguf's, asserted here so a different ggml shows up as a generator failure.
+# (case, packcheck verdict, rule, ggml accepts?, why, bytes[, profile]): the strict verdict unless the case names
+# its profile; a "-compat" twin carries the compat verdict where the profiles differ (GGUF-036/037: strict = the
+# spec warns, compat = ggml refuses). The files are hand-built (pcgen.ggufbytes) or gguf-py's; the answer is
+# llama-gguf's, asserted here so a different ggml shows up as a generator failure.
 LLAMA_GGUF = os.environ.get("PCGEN_LLAMA_GGUF", os.path.join(LLAMA_BUILD, "bin", "llama-gguf"))
 
 
@@ -233,27 +235,33 @@ def gen_ggml_evidence(out, work):
     k24 = [kv("general.alignment", U32, 24)] + [x for x in k if x[0] != "general.alignment"]
     be = write_with_gguf([("blk.0.attn_q.weight", q4(np.linspace(-1, 1, 64, dtype=np.float32).reshape(2, 32)), QT.Q4_0)],
                          big_endian=True)
+    n64 = gguf_file(k, [dict(q, name="n" * 64), f])[0]
+    a24 = gguf_file(k24, [q, f], align=24)[0]
     cases = [
-        ("ggml-name-64", "reject", "GGUF-015", False, "a 64-byte tensor name (spec: at most 64; ggml: at most 63)",
-         gguf_file(k, [dict(q, name="n" * 64), f])[0]),
+        ("ggml-name-64", "pass", "GGUF-036", False, "a 64-byte tensor name (spec: at most 64, strict warns; ggml: at most 63)", n64),
+        ("ggml-name-64-compat", "reject", "GGUF-036", False, "a 64-byte tensor name under compat (ggml: at most 63)", n64, "compat"),
         ("ggml-nul-alias", "reject", "GGUF-018", True,
          "tensors blk.0.attn_q.weight and blk.0.attn_q.weight NUL b: ggml keeps both, both named blk.0.attn_q.weight",
          gguf_file(k, [q, dict(q, name=q["name"] + "\0b")])[0]),
         ("ggml-name-empty", "pass", None, True, "an empty tensor name (the spec does not forbid it)",
          gguf_file(k, [q, dict(f, name="")])[0]),
-        ("ggml-alignment-24", "reject", "GGUF-012", False, "alignment 24: a multiple of 8 (spec) but not a power of two (ggml)",
-         gguf_file(k24, [q, f], align=24)[0]),
+        ("ggml-alignment-24", "pass", "GGUF-037", False,
+         "alignment 24: a multiple of 8 (spec, strict warns) but not a power of two (ggml)", a24),
+        ("ggml-alignment-24-compat", "reject", "GGUF-037", False, "alignment 24 under compat (ggml: not a power of two)", a24, "compat"),
         ("ggml-alignment-4", "reject", "GGUF-034", True, "alignment 4: a power of two (ggml) but not a multiple of 8 (spec)",
          gguf_file(k4, [q, f], align=4)[0]),
         ("ggml-bool-2", "reject", "GGUF-031", True, "a BOOL value of 2 (spec: invalid; ggml: true)",
          gguf_file(k + [kv("x.flag", BOOL, 2)], [q, f])[0]),
-        ("ggml-big-endian", "reject", "GGUF-002", False, "gguf-py GGUFWriter endianess=BIG (spec: legal since v3)", be),
+        ("ggml-big-endian", "reject", "GGUF-038", False,
+         "gguf-py GGUFWriter endianess=BIG (spec: legal since v3; packcheck's LIMIT in strict, MUST in compat)", be),
         ("ggml-pad-wrap", "reject", "GGUF-024", False, "F32 [4, 2^30-1, 2^30+1, 1]: PAD(nbytes) wraps (d99724f accepted it)",
          gguf_file(k, [tensor("x", [4, (1 << 30) - 1, (1 << 30) + 1, 1], "F32", nbytes=(1 << 64) - 16, offset=0)])[0]),
         ("ggml-ne-product-wraps", "reject", "GGUF-021", False, "F32 ne = [2^32, 2^32] (d99724f accepted it)",
          gguf_file(k, [tensor("x", [1 << 32, 1 << 32], "F32", nbytes=0), f])[0]),
     ]
-    for name, verdict, rule, accepts, why, data in cases:
+    # gguf-py refuses alignment 24: its pins are those of the same tensors at alignment 32 (same bytes).
+    pin_from = {"ggml-alignment-24": gguf_file(k, [q, f])[0]}
+    for name, verdict, rule, accepts, why, data, *prof in cases:
         path = os.path.join(work, name + ".gguf")
         with open(path, "wb") as fh:
             fh.write(data)
@@ -261,8 +269,9 @@ def gen_ggml_evidence(out, work):
         assert ans["accepts"] == accepts, (name, ans)
         if name == "ggml-nul-alias":
             assert ans["tensor_names"] == [q["name"], q["name"]], ans
-        kw = dict(reject_rule=rule) if verdict == "reject" else dict(modules=pins(data))
+        kw = dict(reject_rule=rule) if verdict == "reject" else dict(modules=pins(pin_from.get(name, data)))
         out.case("llama", name, verdict=verdict, layout="gguf", files={"model.gguf": data}, input="model.gguf",
+                 profile=prof[0] if prof else None,
                  source=f"{'gguf-py GGUFWriter' if name == 'ggml-big-endian' else 'hand-built bytes (pcgen.ggufbytes)'}: {why}",
                  rules=[rule or "GGUF-016"], extra={"ggml": ans}, **kw)
 

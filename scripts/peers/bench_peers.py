@@ -55,6 +55,23 @@ def make_q4_0(path, rows, cols):
     gguf.quants.quantize(x, gguf.GGMLQuantizationType.Q4_0).tofile(path)
 
 
+def make_gguf_blocks(elems, nbytes, nscales, at, e8m0=False):
+    """Random blocks of a GGUF type (elems per block, nbytes each) whose nscales fp16 scales from byte
+    `at` are finite, normal and of either sign (the oracle's and ggml's arithmetic is then all finite);
+    MXFP4's E8M0 byte is kept in 2^-20 .. 2^20. Every other bit pattern is a valid block."""
+    def make(path, rows, cols):
+        r = rng(5)
+        n = rows * cols // elems
+        b = r.integers(0, 256, (n, nbytes), dtype=np.uint8)
+        for f in range(nscales):
+            h = (r.uniform(2.0 ** -12, 2.0, n) * r.choice([-1, 1], n)).astype(np.float16)
+            b[:, at + 2 * f:at + 2 * f + 2] = h.view(np.uint8).reshape(n, 2)
+        if e8m0:
+            b[:, 0] = r.integers(107, 148, n, dtype=np.uint8)
+        b.tofile(path)
+    return make
+
+
 def make_words(bits, legacy):
     def make(path, rows, cols):
         if legacy:  # floor(32/b) fields per word, the dead top bits zero
@@ -88,6 +105,14 @@ DECODE = {
     "ct-dense-3": ("ct-dense-3", make_words(3, False), [("py", "compressed-tensors")], 1, ["4096x4096"]),
     "ct-legacy-6": ("ct-legacy-6", make_words(6, True), [("py017", "compressed-tensors-0.17")], 1, ["4096x4096"]),
 }
+# The other GGUF block types packcheck decodes fast, against ggml's own to_float (dequantize_row_<type>);
+# block layouts (elements, bytes, fp16 scales, their offset) as formats/gguf_blocks_bench.c.
+for _t, _e, _b, _n, _at in (("q8_0", 32, 34, 1, 0), ("q4_k", 256, 144, 2, 0), ("q6_k", 256, 210, 1, 208),
+                            ("q5_k", 256, 176, 2, 0), ("iq4_xs", 256, 136, 1, 0), ("mxfp4", 32, 17, 0, 0),
+                            ("q4_1", 32, 20, 2, 0), ("q5_0", 32, 22, 1, 0), ("q2_k", 256, 84, 2, 80),
+                            ("q3_k", 256, 110, 1, 108), ("iq4_nl", 32, 18, 1, 0)):
+    DECODE[_t + "-f32"] = (_t + "-f32", make_gguf_blocks(_e, _b, _n, _at, e8m0=_t == "mxfp4"),
+                           [("ggml", "ggml to_float")], 4, ["4096x4096"])
 
 
 # ---------------------------------------------------------------------------------------------

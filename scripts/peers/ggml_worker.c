@@ -20,6 +20,21 @@ static void *run(void *a)
     return NULL;
 }
 
+/* The kernel names of packcheck-peer-decode's GGUF f32 kernels, as ggml types. */
+static const struct { const char *name; enum ggml_type type; } k_types[] = {
+    {"q4_0-f32", GGML_TYPE_Q4_0}, {"q8_0-f32", GGML_TYPE_Q8_0}, {"q4_1-f32", GGML_TYPE_Q4_1}, {"q5_0-f32", GGML_TYPE_Q5_0},
+    {"q5_1-f32", GGML_TYPE_Q5_1}, {"q4_k-f32", GGML_TYPE_Q4_K}, {"q5_k-f32", GGML_TYPE_Q5_K}, {"q6_k-f32", GGML_TYPE_Q6_K},
+    {"q2_k-f32", GGML_TYPE_Q2_K}, {"q3_k-f32", GGML_TYPE_Q3_K}, {"iq4_nl-f32", GGML_TYPE_IQ4_NL},
+    {"iq4_xs-f32", GGML_TYPE_IQ4_XS}, {"mxfp4-f32", GGML_TYPE_MXFP4},
+};
+
+static int type_of(const char *k)
+{
+    for (size_t i = 0; i < sizeof k_types / sizeof *k_types; i++)
+        if (!strcmp(k, k_types[i].name)) return (int)k_types[i].type;
+    return -1;
+}
+
 static double clk(clockid_t id) { struct timespec t; clock_gettime(id, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 
 int main(void)
@@ -32,8 +47,8 @@ int main(void)
         size_t rows, cols, threads;
         opath[0] = 0;
         if (sscanf(line, "%31s %4095s %zu %zu %zu %4095s", kernel, path, &rows, &cols, &threads, opath) < 5 ||
-            strcmp(kernel, "q4_0-f32") || threads < 1 || threads > 64) { puts("error"); fflush(stdout); continue; }
-        enum ggml_type type = GGML_TYPE_Q4_0;
+            type_of(kernel) < 0 || threads < 1 || threads > 64) { puts("error"); fflush(stdout); continue; }
+        enum ggml_type type = (enum ggml_type)type_of(kernel);
         size_t rb = ggml_row_size(type, (int64_t)cols);
         if (strcmp(cached, path)) {
             FILE *f = fopen(path, "rb");

@@ -93,10 +93,10 @@ static pc_input *run(const buf *b, pc_ctx *cx, pc_profile prof)
     return in;
 }
 
-static void expect(const char *what, buf b, const char *rule)
+static void expect_in(pc_profile prof, const char *what, buf b, const char *rule)
 {
     pc_ctx cx;
-    pc_input *in = run(&b, &cx, PC_PROFILE_STRICT);
+    pc_input *in = run(&b, &cx, prof);
     CHECK(in && !cx.io_error, "%s: io error %s", what, cx.io_message);
     if (rule) {
         const pc_rule *r = pc_rule_find(rule);
@@ -115,6 +115,18 @@ static void expect(const char *what, buf b, const char *rule)
     pc_input_free(in);
     pc_ctx_free(&cx);
     free(b.p);
+}
+
+static void expect(const char *what, buf b, const char *rule) { expect_in(PC_PROFILE_STRICT, what, b, rule); }
+
+/* A rule whose severity differs by profile: the same bytes, judged under each. */
+static void expect_both(const char *what, buf b, const char *strict_rule, const char *compat_rule)
+{
+    buf c = {malloc(b.n ? b.n : 1), b.n, b.n};
+    if (!c.p) abort();
+    memcpy(c.p, b.p, b.n);
+    expect_in(PC_PROFILE_STRICT, what, b, strict_rule);
+    expect_in(PC_PROFILE_COMPAT, what, c, compat_rule);
 }
 
 static buf one_kv_file(void (*kv)(buf *))
@@ -160,7 +172,10 @@ static void table(void)
     expect("byte-swapped magic", b, "GGUF-001");
     b = valid_file(0x3c00);
     b.p[4] = 0, b.p[7] = 3;
-    expect("byte-swapped version", b, "GGUF-002");
+    expect_both("big-endian v3 (LIMIT strict, MUST compat)", b, "GGUF-038", "GGUF-038");
+    b = valid_file(0x3c00);
+    b.p[4] = 0, b.p[7] = 2;
+    expect_both("byte-swapped version 2 (no spec file: v3 introduced big-endian)", b, "GGUF-002", "GGUF-002");
     b = valid_file(0x3c00);
     b.p[4] = 1;
     expect("version 1", b, "GGUF-002");
@@ -190,7 +205,7 @@ static void table(void)
     kv_u32(&b, "a.b", 2);
     expect("duplicate key", b, "GGUF-011");
     expect("alignment 0", one_kv_file(kv_align0), "GGUF-012");
-    expect("alignment 24", one_kv_file(kv_align24), "GGUF-012");
+    expect_both("alignment 24: the spec's multiple of 8, not ggml's power of two", one_kv_file(kv_align24), NULL, "GGUF-037");
     expect("alignment u64", one_kv_file(kv_align_u64), "GGUF-012");
     expect("bool 2 (strict: the spec calls it invalid)", one_kv_file(kv_bool2), "GGUF-031");
     expect("alignment 2^21", one_kv_file(kv_align_big), "GGUF-013");
@@ -199,10 +214,12 @@ static void table(void)
     expect("UINT8 tokenizer scores", b, "GGUF-014");
     uint64_t ne32[2] = {32, 1}, ne33[2] = {33, 1}, neg[1] = {UINT64_MAX}, wrap[2] = {1ull << 32, 1ull << 32};
     uint64_t five[5] = {1, 1, 1, 1, 1}, big62[1] = {1ull << 62}, padwrap[4] = {4, (1ull << 30) - 1, (1ull << 30) + 1, 1};
-    char n64[65];
-    memset(n64, 'n', 64);
+    char n64[66];
+    memset(n64, 'n', 65);
+    n64[65] = 0;
+    expect("name 65 bytes", tensor_file(n64, 2, ne32, 2, 0, 18), "GGUF-015");
     n64[64] = 0;
-    expect("name 64 bytes", tensor_file(n64, 2, ne32, 2, 0, 18), "GGUF-015");
+    expect_both("name 64 bytes: the spec's bound, over ggml's 63", tensor_file(n64, 2, ne32, 2, 0, 32), NULL, "GGUF-036");
     expect("name empty only warns (the spec does not forbid it)", tensor_file("", 2, ne32, 2, 0, 32), NULL);
     b = (buf){0};
     head(&b, 3, 1, 0);

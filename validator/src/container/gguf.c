@@ -26,7 +26,8 @@
 #define GG_MAX_LENGTH (1ull << 30)     /* ggml GGUF_MAX_STRING_LENGTH / GGUF_MAX_ARRAY_ELEMENTS */
 #define GG_MAX_COUNT (1ull << 20)      /* LIMIT GGUF-005: tensor infos and key/value pairs each */
 #define GG_MAX_ALIGN (1u << 20)        /* LIMIT GGUF-013: ggml PR #1516's proposed bound */
-#define GG_NAME_MAX 63                 /* ggml: GGML_MAX_NAME 64 including the NUL */
+#define GG_NAME_MAX 64                 /* docs/gguf.md: tensor names at most 64 bytes (GGUF-015) */
+#define GG_GGML_NAME_MAX 63            /* ggml: GGML_MAX_NAME 64 including the NUL (GGUF-036) */
 #define GG_MIN_KV 13                   /* u64 key length + i32 type + a one-byte value */
 #define GG_MIN_TI 24                   /* u64 name length + u32 n_dims + i32 type + u64 offset */
 #define GG_MAX_KEY_STRICT 65535        /* docs/gguf.md: keys at most 2^16 - 1 bytes */
@@ -76,7 +77,7 @@ bool pc_ggml_type_block(int type, uint32_t *blck, uint32_t *bytes)
 typedef struct gg_str {
     uint64_t len, at;          /* byte length; file offset of the bytes */
     uint64_t hash;             /* FNV-1a 64 of the bytes */
-    char head[GG_NAME_MAX + 1];/* the first bytes, NUL-terminated (exact when len <= 63) */
+    char head[GG_NAME_MAX + 1];/* the first bytes, NUL-terminated (exact when len <= 64) */
     char shown[GG_SHOWN];      /* head for messages: valid UTF-8, other bytes as \xNN */
     bool has_nul, utf8_ok, key_ok;
 } gg_str;
@@ -374,10 +375,13 @@ static void read_alignment(gg *g, int32_t vtype, uint64_t at)
     uint64_t vat = g->pos;
     if (!rd_u32(g, &a, "general.alignment value", "")) return;
     g->pos -= 4;  /* the caller consumes the value */
-    if (a == 0 || (a & (a - 1))) {
-        pc_report(g->cx, "GGUF-012", "", (int64_t)vat, "general.alignment %u is not a non-zero power of two", a);
+    if (a == 0) {
+        pc_report(g->cx, "GGUF-012", "", (int64_t)vat, "general.alignment is 0 (padding to a multiple of 0 is undefined)");
         return;
     }
+    /* Padding here is a modulo (pc_pad_u64), so a spec-valid 24 is read; ggml's GGML_PAD is a mask. */
+    if (a & (a - 1))
+        pc_report(g->cx, "GGUF-037", "", (int64_t)vat, "general.alignment %u is not a power of two: ggml and gguf-py refuse the file", a);
     if (a > GG_MAX_ALIGN) {
         pc_report(g->cx, "GGUF-013", "", (int64_t)vat, "general.alignment %u is above the 1 MiB limit", a);
         return;
@@ -540,7 +544,11 @@ static bool rd_tensor_info(gg *g, gg_ti *t)
     t->name_len = s.len;
     const char *n = t->shown;
     if (s.len > GG_NAME_MAX)
-        pc_report(g->cx, "GGUF-015", n, (int64_t)t->at, "tensor name of %llu bytes is longer than 63 bytes", (unsigned long long)s.len);
+        pc_report(g->cx, "GGUF-015", n, (int64_t)t->at, "tensor name of %llu bytes is longer than 64 bytes", (unsigned long long)s.len);
+    else if (s.len > GG_GGML_NAME_MAX)
+        pc_report(g->cx, "GGUF-036", n, (int64_t)t->at,
+                  "tensor name of %llu bytes: the spec allows 64, but every ggml reader refuses names over 63 (GGML_MAX_NAME includes the NUL)",
+                  (unsigned long long)s.len);
     if (s.len == 0) pc_report(g->cx, "GGUF-016", "", (int64_t)t->at, "empty tensor name");
     if (s.has_nul) pc_report(g->cx, "GGUF-017", n, (int64_t)s.at, "tensor name holds a NUL byte");
     if (!s.utf8_ok) pc_report(g->cx, "GGUF-035", n, (int64_t)s.at, "tensor name is not valid UTF-8");
@@ -574,7 +582,7 @@ static int cmp_ti_name(const void *a, const void *b)
     return c ? c : (x->at < y->at ? -1 : x->at > y->at);
 }
 
-/* GGUF-018: names unique. Names longer than 63 bytes already broke GGUF-015 and are left out. */
+/* GGUF-018: names unique. Names longer than 64 bytes already broke GGUF-015 and are left out. */
 static void check_duplicate_names(gg *g)
 {
     gg_ti **v = calloc(g->nti ? (size_t)g->nti : 1, sizeof *v);
@@ -668,11 +676,12 @@ static uint64_t check_data(gg *g)
 
 /* ---- the whole file ---- */
 
-static const char *const k_header_rules[] = {"GGUF-001", "GGUF-002", "GGUF-003", "GGUF-004", "GGUF-005"};
+static const char *const k_header_rules[] = {"GGUF-001", "GGUF-002", "GGUF-003", "GGUF-004", "GGUF-005", "GGUF-038"};
 static const char *const k_kv_rules[] = {"GGUF-006", "GGUF-007", "GGUF-008", "GGUF-009", "GGUF-010", "GGUF-011",
-                                         "GGUF-012", "GGUF-013", "GGUF-014", "GGUF-031", "GGUF-032", "GGUF-033", "GGUF-034"};
+                                         "GGUF-012", "GGUF-013", "GGUF-014", "GGUF-031", "GGUF-032", "GGUF-033", "GGUF-034",
+                                         "GGUF-037"};
 static const char *const k_ti_rules[] = {"GGUF-015", "GGUF-016", "GGUF-017", "GGUF-018", "GGUF-019", "GGUF-020",
-                                         "GGUF-021", "GGUF-022", "GGUF-023", "GGUF-024", "GGUF-035"};
+                                         "GGUF-021", "GGUF-022", "GGUF-023", "GGUF-024", "GGUF-035", "GGUF-036"};
 static const char *const k_data_rules[] = {"GGUF-025", "GGUF-026", "GGUF-027", "GGUF-028", "GGUF-029", "GGUF-030"};
 
 static void eval_all(pc_ctx *cx, const char *const *ids, size_t n)
@@ -695,6 +704,9 @@ static bool read_fixed_header(gg *g, uint64_t *n_tensors, uint64_t *n_kv)
     if (!rd_u32(g, &v, "version", "")) return false;
     if (v != 2 && v != 3) {
         if (v == 0) pc_report(g->cx, "GGUF-002", "", 4, "version 0 is not a GGUF version");
+        else if (v == 0x03000000u)
+            pc_report(g->cx, "GGUF-038", "", 4, "version 0x03000000 is a byte-swapped 3: a big-endian GGUF v3 file (the spec permits it; "
+                      "packcheck reads little-endian GGUF only, and ggml on a little-endian host refuses it)");
         else if ((v & 0xFFFF) == 0)
             pc_report(g->cx, "GGUF-002", "", 4, "version 0x%08x is byte-swapped (a big-endian file of version %u); only little-endian GGUF is read",
                       v, (unsigned)__builtin_bswap32(v));

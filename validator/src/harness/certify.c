@@ -312,18 +312,31 @@ typedef enum { SHAPE_SAME, SHAPE_WIDE, SHAPE_TRANSPOSED, SHAPE_OTHER } shape_kin
 /* How the output's declared shape relates to the case's, from the header alone: nothing is read
  * (or allocated) for a tensor whose shape the case does not explain. Padded columns may reach the
  * packed width, never more than 2K + WIDE_SLACK. */
-static shape_kind shape_relation(const pc_tensor *t, const uint64_t *d, int nd)
+/* Leading 1s say nothing about element order, and a ggml-based reader cannot see them (ggml pads
+ * ne with 1s: a declared [1, 4, 256] is its [4, 256]), so shapes are compared without them
+ * (CONTRACT 3, GGUF logical shape; the same for every format). At least one dim is kept. */
+static int drop_leading_ones(const uint64_t *d, int nd, const uint64_t **out)
 {
-    if (t->ndim != nd || nd < 1) return SHAPE_OTHER;
+    int i = 0;
+    while (i < nd - 1 && d[i] == 1) i++;
+    *out = d + i;
+    return nd - i;
+}
+
+static shape_kind shape_relation(const pc_tensor *t, const uint64_t *pin, int npin)
+{
+    const uint64_t *s, *d;
+    int ns = drop_leading_ones(t->shape, (int)t->ndim, &s), nd = drop_leading_ones(pin, npin, &d);
+    if (ns != nd || nd < 1) return SHAPE_OTHER;
     bool same = true, lead = true;
-    for (int i = 0; i < nd; i++) same = same && t->shape[i] == d[i];
-    for (int i = 0; i < nd - 1; i++) lead = lead && t->shape[i] == d[i];
+    for (int i = 0; i < nd; i++) same = same && s[i] == d[i];
+    for (int i = 0; i < nd - 1; i++) lead = lead && s[i] == d[i];
     if (same) return SHAPE_SAME;
-    uint64_t k = d[nd - 1], w = t->shape[nd - 1];
+    uint64_t k = d[nd - 1], w = s[nd - 1];
     if (lead && w > 0 && w <= 2 * k + WIDE_SLACK) return SHAPE_WIDE;
-    if (nd >= 2 && t->shape[nd - 1] == d[nd - 2] && t->shape[nd - 2] == d[nd - 1]) {
+    if (nd >= 2 && s[nd - 1] == d[nd - 2] && s[nd - 2] == d[nd - 1]) {
         bool outer = true;
-        for (int i = 0; i < nd - 2; i++) outer = outer && t->shape[i] == d[i];
+        for (int i = 0; i < nd - 2; i++) outer = outer && s[i] == d[i];
         if (outer) return SHAPE_TRANSPOSED;
     }
     return SHAPE_OTHER;
@@ -578,7 +591,7 @@ done:
 }
 
 /* The reader's answer from its exit alone; -1 when an accepted output must be looked at. */
-static int classify(const pc_case *k, const pc_run *r, pc_sb *detail)
+static int classify(const pc_case *k, const pc_run *r, pc_profile prof, pc_sb *detail)
 {
     const char *verdict = pc_json_str(k->expect, "verdict");
     if (r->spawn_failed) { pc_sb_puts(detail, "could not start the reader (fork failed)"); return O_CRASH; }
@@ -597,9 +610,10 @@ static int classify(const pc_case *k, const pc_run *r, pc_sb *detail)
     if (!strcmp(verdict, "reject")) {
         const char *rule = pc_json_str(k->expect, "reject_rule");
         /* A LIMIT is packcheck's own resource bound, not the format's (e.g. GGUF-013): a reader
-         * that accepts such an input is not wrong, so the case counts as `either`. */
+         * that accepts such an input is not wrong, so the case counts as `either`. Judged in the
+         * run's profile: GGUF-038 (big-endian v3) is a LIMIT in strict but a MUST in compat. */
         const pc_rule *pr = *rule ? pc_rule_find(rule) : NULL;
-        if (pr && pc_rule_severity(pr, PC_PROFILE_STRICT) == PC_SEV_LIMIT) {
+        if (pr && pc_rule_severity(pr, prof) == PC_SEV_LIMIT) {
             pc_sb_printf(detail, "accepted; %s is packcheck's own LIMIT, so either answer is right", rule);
             return O_PASS;
         }
@@ -1005,7 +1019,8 @@ static int outcome_of(certify_run *st, size_t i, bool want_pic, cJSON *cj, pc_sb
         pc_sb_printf(detail, "the reader changed its copy of the case: %s (a reader may only read its input and write {output})", st->tampered[i]);
         return O_TAMPERED;
     }
-    int oc = classify(&st->c.cases[i], &st->runs[i], detail);
+    pc_profile prof = st->o->profile && !strcmp(st->o->profile, "compat") ? PC_PROFILE_COMPAT : PC_PROFILE_STRICT;
+    int oc = classify(&st->c.cases[i], &st->runs[i], prof, detail);
     if (oc < 0 && st->o->container_only) return O_PASS; /* accepted a valid input: a container reader's verdict is all it gives */
     return oc >= 0 ? oc : evaluate_output(st, i, want_pic, cj, detail);
 }

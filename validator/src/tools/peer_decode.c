@@ -12,7 +12,9 @@
  *   ct-dense-B          ROWS rows of ceil(COLS*B/32) LE int32 words (compressed-tensors >= 0.18)
  *   ct-legacy-B         ROWS rows of ceil(COLS/floor(32/B)) words (compressed-tensors <= 0.17)
  *   awq-4               [ROWS, COLS/8] int32 (AutoAWQ GEMM qweight), codes in [ROWS, COLS]
- *   nvfp4-f32           ROWS*COLS/2 packed E2M1 bytes, then ROWS*COLS/16 f32 group scales */
+ *   nvfp4-f32           ROWS*COLS/2 packed E2M1 bytes, then ROWS*COLS/16 f32 group scales
+ *   TYPE-f32            ROWS*COLS/E GGUF blocks of TYPE (q8_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, q2_k,
+ *                       q3_k, iq4_nl, iq4_xs, mxfp4), E elements each; f32 weights */
 #define _POSIX_C_SOURCE 200809L
 #include "core/pagebuf.h"
 #include "kernels/kernels.h"
@@ -31,8 +33,28 @@ typedef struct job {
     size_t rows, cols, r0, r1;
 } job;
 
+/* The GGUF block types with a fast kernel: elements and bytes per block (ggml's type traits). */
+typedef void (*gq_fn)(const uint8_t *, size_t, uint8_t *, float *);
+typedef struct gq_kernel { const char *name; size_t elems, bytes; gq_fn fn; } gq_kernel;
+static const gq_kernel k_gq[] = {
+    {"q8_0-f32", 32, 34, pc_q8_0_decode_fast},     {"q4_1-f32", 32, 20, pc_q4_1_decode_fast},
+    {"q5_0-f32", 32, 22, pc_q5_0_decode_fast},     {"q5_1-f32", 32, 24, pc_q5_1_decode_fast},
+    {"q4_k-f32", 256, 144, pc_q4_k_decode_fast},   {"q5_k-f32", 256, 176, pc_q5_k_decode_fast},
+    {"q6_k-f32", 256, 210, pc_q6_k_decode_fast},   {"q2_k-f32", 256, 84, pc_q2_k_decode_fast},
+    {"q3_k-f32", 256, 110, pc_q3_k_decode_fast},   {"iq4_nl-f32", 32, 18, pc_iq4_nl_decode_fast},
+    {"iq4_xs-f32", 256, 136, pc_iq4_xs_decode_fast}, {"mxfp4-f32", 32, 17, pc_mxfp4_decode_fast},
+};
+static const gq_kernel *gq_find(const char *k)
+{
+    for (size_t i = 0; i < sizeof k_gq / sizeof *k_gq; i++)
+        if (!strcmp(k, k_gq[i].name)) return &k_gq[i];
+    return NULL;
+}
+
 static size_t in_row_bytes(const char *k, unsigned b, size_t cols)
 {
+    const gq_kernel *g = gq_find(k);
+    if (g) return cols % g->elems ? 0 : cols / g->elems * g->bytes;
     if (!strncmp(k, "q4_0", 4)) return cols / 32 * 18;
     if (!strncmp(k, "ct-dense-", 9)) return (cols * b + 31) / 32 * 4;
     if (!strncmp(k, "ct-legacy-", 10)) return (cols + 32 / b - 1) / (32 / b) * 4;
@@ -52,7 +74,9 @@ static void *run(void *arg)
     const uint8_t *src = j->in + j->r0 * irb;
     uint8_t *dst = j->out + j->r0 * orb;
     size_t n = j->r1 - j->r0;
-    if (!strcmp(j->kernel, "q4_0")) pc_q4_0_decode_fast(src, n * j->cols / 32, dst, NULL);
+    const gq_kernel *g = gq_find(j->kernel);
+    if (g) g->fn(src, n * j->cols / g->elems, NULL, (float *)(void *)dst);
+    else if (!strcmp(j->kernel, "q4_0")) pc_q4_0_decode_fast(src, n * j->cols / 32, dst, NULL);
     else if (!strcmp(j->kernel, "q4_0-f32")) pc_q4_0_decode_fast(src, n * j->cols / 32, NULL, (float *)(void *)dst);
     else if (!strcmp(j->kernel, "awq-4")) pc_awq_unpack_fast(src, n, j->cols, dst);
     else if (!strcmp(j->kernel, "nvfp4-f32")) {

@@ -69,6 +69,16 @@ expect_rc 1 "accept-all is not certified" -- certify --reader "sh $R/accept_all.
 expect_outcome st/short "$TMP/acc.json" accepted-invalid
 expect_outcome gguf/alignment-2mib "$TMP/acc.json" pass
 expect_grep "GGUF-013 is packcheck's own LIMIT" "$TMP/acc.json" "a LIMIT-only rejection accepted is either, and says why"
+# A LIMIT in one profile only (GGUF-038, big-endian v3: strict LIMIT, compat MUST) is judged in the run's profile.
+C2=$TMP/corpus-be
+mkdir -p "$C2/gguf/big-endian-gguf-py" && cp "$SRC/fixtures/gguf/big-endian-gguf-py/"* "$C2/gguf/big-endian-gguf-py/"
+(cd "$C2" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum) >"$C2/MANIFEST.sha256"
+# (Both runs are uncertified: no valid case passed. The outcome of the one case is what is tested.)
+expect_rc 1 "a corpus of one reject case certifies nothing" -- "$PC" certify --corpus "$C2" --reader "sh $R/accept_all.sh $MUT {input} {output}" --report json:"$TMP/be.json"
+expect_outcome gguf/big-endian-gguf-py "$TMP/be.json" pass
+expect_grep "GGUF-038 is packcheck's own LIMIT" "$TMP/be.json" "strict: GGUF-038 is a LIMIT"
+expect_rc 1 "accepting it under compat is accepted-invalid (ggml refuses it)" -- "$PC" certify --corpus "$C2" --profile compat --reader "sh $R/accept_all.sh $MUT {input} {output}" --report json:"$TMP/be-compat.json"
+expect_outcome gguf/big-endian-gguf-py "$TMP/be-compat.json" accepted-invalid
 expect_rc 1 "crasher is not certified" -- certify --reader "sh $R/crasher.sh {input} {output}" --report json:"$TMP/crash.json"
 expect_outcome st/small-ct "$TMP/crash.json" crash
 expect_outcome st/short "$TMP/crash.json" crash

@@ -8,6 +8,9 @@
  *
  *   pc_mutate transpose INPUT VIEW   every module written [E,] K, N (not transposed to [out, in])
  *   pc_mutate extra INPUT VIEW       one more module than the input has (hostile: wrong-output)
+ *   pc_mutate squeeze INPUT VIEW     leading 1s dropped from every module's shape, as a ggml-based reader
+ *                                    writes a declared [1, 4, 256] (conforming: CONTRACT 3)
+ *   pc_mutate squeeze-cut INPUT VIEW squeezed and the last column of every row dropped ([4, 255]: wrong)
  *   pc_mutate bigdecl INPUT VIEW     VIEW replaced by a sparse file whose header declares the first
  *                                    module's codes 1 GiB wide (hostile: certify must not allocate it)
  *
@@ -91,6 +94,24 @@ static int transpose(out_mod *o)
     return 0;
 }
 
+/* Leading 1s dropped (at least one dim kept); with cut, the last column of every row too. */
+static void squeeze(out_mod *o, bool cut)
+{
+    int i = 0;
+    while (i < o->ndim - 1 && o->shape[i] == 1) i++;
+    memmove(o->shape, o->shape + i, sizeof *o->shape * (size_t)(o->ndim - i));
+    o->ndim -= i;
+    uint64_t K = o->shape[o->ndim - 1];
+    if (!cut || K < 2) return;
+    size_t rows = o->n / K;
+    for (size_t r = 0; r < rows; r++) {
+        memmove(o->codes + r * (K - 1), o->codes + r * K, K - 1);
+        if (o->weights) memmove(o->weights + r * (K - 1), o->weights + r * K, (K - 1) * sizeof *o->weights);
+    }
+    o->shape[o->ndim - 1] = K - 1;
+    o->n = rows * (K - 1);
+}
+
 /* A valid safetensors file of a few KiB on disk declaring `name` U8 [rows, 2^30 / rows]. */
 static int write_big_declared(const char *path, const char *name, uint64_t rows)
 {
@@ -116,7 +137,8 @@ int main(int argc, char **argv)
     }
     if (argc != 4) { fprintf(stderr, "usage: pc_mutate BUG|zeros INPUT VIEW\n"); return 2; }
     bool zeros = !strcmp(argv[1], "zeros"), trans = !strcmp(argv[1], "transpose"), extra = !strcmp(argv[1], "extra"), big = !strcmp(argv[1], "bigdecl");
-    bool plain = trans || extra || big; /* the view as unpack wrote it, rearranged */
+    bool sq = !strcmp(argv[1], "squeeze"), sqcut = !strcmp(argv[1], "squeeze-cut");
+    bool plain = trans || extra || big || sq || sqcut; /* the view as unpack wrote it, rearranged */
     int bug = zeros || plain ? -1 : pc_bug_parse(argv[1]);
     if (!zeros && !plain && bug < 0) { fprintf(stderr, "pc_mutate: unknown bug %s\n", argv[1]); return 2; }
     pc_ctx cx;
@@ -155,6 +177,7 @@ int main(int argc, char **argv)
             o->codes = c;
             o->weights = w;
             if (trans && transpose(o)) rc = 2;
+            if (sq || sqcut) squeeze(o, sqcut);
             continue;
         }
         dg_module dm;

@@ -74,6 +74,16 @@ static inline AVX2_FN void mul_sub32(__m256i v, float d, float m, float *out)
     for (int k = 0; k < 4; k++) _mm256_storeu_ps(out + 8 * k, _mm256_sub_ps(_mm256_mul_ps(x[k], vd), vm));
 }
 
+/* f32 of the nibbles of 8 bytes straight from memory: (low nibbles, high nibbles) as two 8-lane
+ * vectors. One vpmovzxbd per 16 elements, no in-register byte shuffles (those share one port with
+ * the widening and were the f32 paths' bottleneck); values as u8x32_f32 gives them. */
+static inline AVX2_FN void nib8_f32(const uint8_t *p, __m256 *lo, __m256 *hi)
+{
+    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+    *lo = _mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(15)));
+    *hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4));
+}
+
 /* ---- Q8_0: fp16 d, int8 qs[32]; codes = the bytes, w = f32(qs) * d ---- */
 AVX2_FN void pc_q8_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
@@ -100,24 +110,28 @@ AVX2_FN void pc_q4_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         if (codes) _mm256_storeu_si256((__m256i *)(codes + 32 * b), c);
         if (!weights) continue;
         if (half_is_nan(blk) || half_is_nan(blk + 2)) { pc_q4_1_decode_scalar(blk, 1, NULL, weights + 32 * b); continue; }
-        __m256 x[4];
-        u8x32_f32(c, x);
+        __m256 x[4]; /* elements 0-7, 8-15 (low nibbles), 16-23, 24-31 (high) */
+        nib8_f32(blk + 4, &x[0], &x[2]);
+        nib8_f32(blk + 12, &x[1], &x[3]);
         const __m256 d = _mm256_set1_ps(half_f32(blk)), m = _mm256_set1_ps(half_f32(blk + 2));
         for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 32 * b + 8 * k, _mm256_add_ps(_mm256_mul_ps(x[k], d), m));
     }
 }
 
 /* ---- Q4_K: fp16 d, fp16 dmin, scales[12], qs[128] ---- */
-/* ggml's get_scale_min_k4 (as oracle/gguf_kquants.c). */
-static inline void scale_min_k4(unsigned j, const uint8_t *s, unsigned *sc, unsigned *m)
+/* All eight (d * sc, dmin * m) of a Q4_K/Q5_K block in two vector multiplies: scale_min_k4 for j =
+ * 0..7 (ggml's get_scale_min_k4, as oracle/gguf_kquants.c) done on the three LE u32 words of scales[12] at once (j < 4: the low 6 bits of bytes 0-3 and
+ * 4-7; j >= 4: the nibbles of bytes 8-11 with bits 6-7 of bytes 0-3 / 4-7 as bits 4-5). Each lane is
+ * the oracle's single f32 product d * (float)sc (operands are finite: NaN scales go scalar). */
+static inline AVX2_FN void k4_factors(const uint8_t *s, float d, float dmin, float d1[8], float m1[8])
 {
-    if (j < 4) {
-        *sc = s[j] & 63u;
-        *m = s[j + 4] & 63u;
-    } else {
-        *sc = (s[j + 4] & 15u) | ((unsigned)(s[j - 4] >> 6) << 4);
-        *m = (unsigned)(s[j + 4] >> 4) | ((unsigned)(s[j] >> 6) << 4);
-    }
+    uint32_t w0 = pc_load_le32(s), w1 = pc_load_le32(s + 4), w2 = pc_load_le32(s + 8);
+    uint32_t sc_lo = w0 & 0x3f3f3f3fu, m_lo = w1 & 0x3f3f3f3fu;
+    uint32_t sc_hi = (w2 & 0x0f0f0f0fu) | ((w0 >> 2) & 0x30303030u);
+    uint32_t m_hi = ((w2 >> 4) & 0x0f0f0f0fu) | ((w1 >> 2) & 0x30303030u);
+    __m128i sc = _mm_set_epi32(0, 0, (int)sc_hi, (int)sc_lo), m = _mm_set_epi32(0, 0, (int)m_hi, (int)m_lo);
+    _mm256_storeu_ps(d1, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc))));
+    _mm256_storeu_ps(m1, _mm256_mul_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(m))));
 }
 
 /* The 256 codes: chunk c of 32 qs bytes gives sub-block 2c (low nibbles) and 2c + 1 (high). */
@@ -133,7 +147,6 @@ static inline AVX2_FN void q4_k_codes(const uint8_t *qs, uint8_t *out)
 
 AVX2_FN void pc_q4_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    const __m256i m4 = _mm256_set1_epi8(0x0F);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 144 * b;
         if (codes) q4_k_codes(blk + 16, codes + 256 * b);
@@ -141,18 +154,18 @@ AVX2_FN void pc_q4_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         if (half_is_nan(blk) || half_is_nan(blk + 2)) { pc_q4_k_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
         const float d = half_f32(blk), dmin = half_f32(blk + 2);
         float d1[8], m1[8]; /* all factors first: the stores below may alias blk for the compiler */
-        for (unsigned j = 0; j < 8; j++) {
-            unsigned sc, m;
-            scale_min_k4(j, blk + 4, &sc, &m);
-            d1[j] = d * (float)sc;
-            m1[j] = dmin * (float)m;
-        }
-        __m256i x[4];
-        for (unsigned c = 0; c < 4; c++) x[c] = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * c));
+        k4_factors(blk + 4, d, dmin, d1, m1);
         float *w = weights + 256 * b;
+        /* chunk c of 32 qs bytes: low nibbles are sub-block 2c, high nibbles 2c + 1 */
         for (unsigned c = 0; c < 4; c++) {
-            mul_sub32(_mm256_and_si256(x[c], m4), d1[2 * c], m1[2 * c], w + 64 * c);
-            mul_sub32(_mm256_and_si256(_mm256_srli_epi16(x[c], 4), m4), d1[2 * c + 1], m1[2 * c + 1], w + 64 * c + 32);
+            const __m256 dl = _mm256_set1_ps(d1[2 * c]), ml = _mm256_set1_ps(m1[2 * c]);
+            const __m256 dh = _mm256_set1_ps(d1[2 * c + 1]), mh = _mm256_set1_ps(m1[2 * c + 1]);
+            for (unsigned k = 0; k < 4; k++) {
+                __m256 lo, hi;
+                nib8_f32(blk + 16 + 32 * c + 8 * k, &lo, &hi);
+                _mm256_storeu_ps(w + 64 * c + 8 * k, _mm256_sub_ps(_mm256_mul_ps(lo, dl), ml));
+                _mm256_storeu_ps(w + 64 * c + 32 + 8 * k, _mm256_sub_ps(_mm256_mul_ps(hi, dh), mh));
+            }
         }
     }
 }
@@ -166,7 +179,8 @@ AVX2_FN void pc_q5_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         const uint8_t *blk = src + 176 * b;
         bool f32 = weights && !half_is_nan(blk) && !half_is_nan(blk + 2);
         if (weights && !f32) pc_q5_k_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        const float d = half_f32(blk), dmin = half_f32(blk + 2);
+        float d1[8], m1[8];
+        if (f32) k4_factors(blk + 4, half_f32(blk), half_f32(blk + 2), d1, m1);
         const __m256i qh = _mm256_loadu_si256((const __m256i *)(blk + 16));
         for (unsigned c = 0; c < 4; c++) {
             __m256i x = _mm256_loadu_si256((const __m256i *)(blk + 48 + 32 * c));
@@ -176,12 +190,7 @@ AVX2_FN void pc_q5_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
                 __m256i hb = j <= 4 ? _mm256_sll_epi16(qh, _mm_cvtsi32_si128((int)(4 - j))) : _mm256_srl_epi16(qh, _mm_cvtsi32_si128((int)(j - 4)));
                 __m256i q = _mm256_or_si256(_mm256_and_si256(h ? _mm256_srli_epi16(x, 4) : x, m4), _mm256_and_si256(hb, bit4));
                 if (codes) _mm256_storeu_si256((__m256i *)(codes + 256 * b + 32 * j), q);
-                if (f32) {
-                    unsigned sc, m;
-                    scale_min_k4(j, blk + 4, &sc, &m);
-                    float d1 = d * (float)sc, m1 = dmin * (float)m;
-                    mul_sub32(q, d1, m1, weights + 256 * b + 32 * j);
-                }
+                if (f32) mul_sub32(q, d1[j], m1[j], weights + 256 * b + 32 * j);
             }
         }
     }
@@ -217,12 +226,14 @@ AVX2_FN void pc_q6_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         q6_k_codes(blk, q);
         if (!weights) continue;
         if (half_is_nan(blk + 208)) { pc_q6_k_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
-        const float d = half_f32(blk + 208);
-        /* element e's scale is scales[e / 16] (l / 16 + 2k + 8h with e = 128h + 32k + l) */
-        for (unsigned g = 0; g < 16; g++) {
-            float ds = d * (float)(int8_t)blk[192 + g];
-            f32_offset_mul(q + 16 * g, 16, 32, ds, weights + 256 * b + 16 * g);
-        }
+        /* element e's scale is scales[e / 16] (l / 16 + 2k + 8h with e = 128h + 32k + l); the 16
+         * factors d * (float)scale in two vector multiplies, each lane the oracle's one product */
+        const __m256 d = _mm256_set1_ps(half_f32(blk + 208));
+        float ds[16];
+        __m128i sc = _mm_loadu_si128((const __m128i *)(blk + 192));
+        _mm256_storeu_ps(ds, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc))));
+        _mm256_storeu_ps(ds + 8, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(sc, 8)))));
+        for (unsigned g = 0; g < 16; g++) f32_offset_mul(q + 16 * g, 16, 32, ds[g], weights + 256 * b + 16 * g);
     }
 }
 
@@ -329,14 +340,21 @@ AVX2_FN void pc_iq4_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
         const uint8_t *blk = src + 136 * b;
         bool f32 = weights && !half_is_nan(blk);
         if (weights && !f32) pc_iq4_xs_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        const float d = half_f32(blk);
-        const unsigned sh = (unsigned)blk[2] | ((unsigned)blk[3] << 8);
+        /* the eight d * (ls - 32) in one vector multiply: ls_j = nibble j of scales_l (bits 4j..4j+3
+         * of its LE u32) | bits 2j..2j+1 of scales_h << 4 */
+        float dls[8];
+        if (f32) {
+            __m256i lo = _mm256_srlv_epi32(_mm256_set1_epi32((int)pc_load_le32(blk + 4)), _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+            __m256i hi = _mm256_srlv_epi32(_mm256_set1_epi32((int)((unsigned)blk[2] | ((unsigned)blk[3] << 8))), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
+            __m256i ls = _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi32(15)), _mm256_slli_epi32(_mm256_and_si256(hi, _mm256_set1_epi32(3)), 4));
+            __m256 v = _mm256_cvtepi32_ps(_mm256_sub_epi32(ls, _mm256_set1_epi32(32)));
+            _mm256_storeu_ps(dls, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), v));
+        }
         for (unsigned j = 0; j < 8; j++) {
             __m256i c = nibbles16(blk + 8 + 16 * j);
             if (codes) _mm256_storeu_si256((__m256i *)(codes + 256 * b + 32 * j), c);
             if (!f32) continue;
-            unsigned ls = ((unsigned)(blk[4 + j / 2] >> (4 * (j % 2))) & 15u) | (((sh >> (2 * j)) & 3u) << 4);
-            const __m256 dl = _mm256_set1_ps(d * (float)((int)ls - 32));
+            const __m256 dl = _mm256_set1_ps(dls[j]);
             __m256 x[4];
             i8x32_f32(_mm256_shuffle_epi8(tab, c), x);
             for (int k = 0; k < 4; k++) _mm256_storeu_ps(weights + 256 * b + 32 * j + 8 * k, _mm256_mul_ps(dl, x[k]));
@@ -353,7 +371,16 @@ AVX2_FN void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         const uint8_t *blk = src + 84 * b;
         bool f32 = weights && !half_is_nan(blk + 80) && !half_is_nan(blk + 82);
         if (weights && !f32) pc_q2_k_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        const float d = half_f32(blk + 80), dmin = half_f32(blk + 82);
+        /* the 16 (d * (sc & 15), dmin * (sc >> 4)) in four vector multiplies, one product per lane */
+        float dl16[16], ml16[16];
+        if (f32) {
+            const __m256 vd = _mm256_set1_ps(half_f32(blk + 80)), vm = _mm256_set1_ps(half_f32(blk + 82));
+            for (unsigned k = 0; k < 2; k++) {
+                __m256i sc = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(blk + 8 * k)));
+                _mm256_storeu_ps(dl16 + 8 * k, _mm256_mul_ps(vd, _mm256_cvtepi32_ps(_mm256_and_si256(sc, _mm256_set1_epi32(15)))));
+                _mm256_storeu_ps(ml16 + 8 * k, _mm256_mul_ps(vm, _mm256_cvtepi32_ps(_mm256_srli_epi32(sc, 4))));
+            }
+        }
         for (unsigned h = 0; h < 2; h++) {
             __m256i x = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * h));
             for (unsigned j = 0; j < 4; j++) {
@@ -364,9 +391,7 @@ AVX2_FN void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
                 __m256 v[4];
                 u8x32_f32(q, v);
                 for (unsigned g = 0; g < 2; g++) {
-                    unsigned sc = blk[e0 / 16 + g];
-                    float dl = d * (float)(sc & 15u), ml = dmin * (float)(sc >> 4);
-                    const __m256 vd = _mm256_set1_ps(dl), vm = _mm256_set1_ps(ml);
+                    const __m256 vd = _mm256_set1_ps(dl16[e0 / 16 + g]), vm = _mm256_set1_ps(ml16[e0 / 16 + g]);
                     for (unsigned k = 0; k < 2; k++)
                         _mm256_storeu_ps(weights + 256 * b + e0 + 16 * g + 8 * k, _mm256_sub_ps(_mm256_mul_ps(v[2 * g + k], vd), vm));
                 }
