@@ -461,8 +461,8 @@ out:
     return rc;
 }
 
-/* Unclaimed MLX tensors: other MLX modes (mxfp4, nvfp4, mxfp8: U32 weight, U8 scales, no biases),
- * and the parts of affine modules a rule rejected (the verdict then is the rejection). */
+/* Unclaimed MLX tensors: the parts of modules a rule rejected (the verdict then is the rejection),
+ * named with the config's global mode. */
 static bool mlx_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
     static const char *const k_parts[] = {"weight", "scales", "biases", NULL};
