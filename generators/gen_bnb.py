@@ -6,7 +6,9 @@ re-runs itself there.
 Every byte comes from bitsandbytes on its CPU backend:
   * probes: bitsandbytes.functional.quantize_4bit of seeded bf16 tensors, NF4 and FP4, with and without
     double quantization (compress_statistics), blocksizes 32/64/128, an odd element count (padding) and
-    300 blocks (nested blocks 256 + a partial 44); serialized as Linear4bit saves them: M.weight plus
+    300 blocks (nested blocks 256 + a partial 44), and 2-D weights whose row length is not a multiple of
+    the blocksize with as many per-row as flattened blocks (row-tail cases: a reader counting blocks per
+    row stays inside absmax and takes the wrong block, certify's bnb-row-blocks); serialized as Linear4bit saves them: M.weight plus
     M.weight.<key> for QuantState.as_dict(packed=True);
   * models: transformers LlamaForCausalLM.from_pretrained(quantization_config=BitsAndBytesConfig(4-bit),
     device_map="cpu") of a tiny seeded llama, then save_pretrained (NF4 with double quantization, FP4
@@ -139,6 +141,30 @@ def probes(out):
     return made
 
 
+# 2-D weights whose row length is not a multiple of the blocksize, with as many per-row blocks as
+# flattened ones (N * ceil(K / bs) == ceil(N * K / bs)): a reader that counts blocks per row indexes
+# inside the absmax tensor but takes the wrong block for the tail of every row after the first.
+ROW_TAIL = (("r", (2, 100), 64), ("s", (3, 120), 64), ("t", (4, 250), 128))
+
+
+def row_tail(out):
+    import torch
+    import bitsandbytes
+    for qt, dq in (("nf4", False), ("fp4", True)):
+        g = torch.Generator().manual_seed(31 + dq)
+        tensors, notes = {}, []
+        for name, shape, bs in ROW_TAIL:
+            w = (torch.randn(*shape, generator=g) * 2).to(torch.bfloat16)
+            tensors.update(module_tensors(f"tail.{name}", w, qt, dq, bs))
+        mods = {f"tail.{n}": pin_from_tensors(tensors, f"tail.{n}", notes) for n, _, _ in ROW_TAIL}
+        cfg = {"model_type": "probe", "quantization_config": bnb_config(qt, dq)}
+        out.case(FAMILY, f"probe-{qt}{'-dq' if dq else ''}-row-tail", verdict="pass", layout=LAYOUT, rules=RULES, modules=mods,
+                 notes="; ".join(notes) or None, files={"model.safetensors": st_bytes(tensors), "config.json": cfg},
+                 source=f"bitsandbytes {bitsandbytes.__version__} quantize_4bit(quant_type={qt}, compress_statistics={dq}) "
+                        f"of bf16 {', '.join(f'{s} bs{b}' for _, s, b in ROW_TAIL)} (K % blocksize != 0, blocks run "
+                        f"across rows); QuantState.as_dict(packed=True); pins: dequantize_4bit (f32)")
+
+
 def models(out):
     import tempfile
     import shutil
@@ -247,11 +273,47 @@ def equiv_dq(out):
                     f"and with (target) compress_statistics")
 
 
+def equiv_int4(out):
+    """The seed's rule: NF4 cannot be converted to an integer format without requantizing. The same
+    bf16 weights quantized by bitsandbytes (NF4, blocksize 64) and by compressed-tensors (int4
+    symmetric, group 64: calculate_qparams of each group's min/max, PackedQuantizationCompressor);
+    packcheck equiv reports BNB-007 (and then differing codes and weights)."""
+    import torch
+    import bitsandbytes
+    import compressed_tensors
+    from compressed_tensors.compressors.pack_quantized.base import PackedQuantizationCompressor
+    from compressed_tensors.quantization.utils import calculate_qparams
+    from pcgen.ct_common import config_json, library_pin, make_scheme, safetensors_bytes
+    g = torch.Generator().manual_seed(41)
+    w = (torch.randn(8, 128, generator=g) * 0.05).to(torch.bfloat16)
+    m = "model.layers.0.mlp.down_proj"
+    ta = module_tensors(m, w, "nf4", False, 64)
+    ma = {m: pin_from_tensors(ta, m)}
+    scheme = make_scheme(4, "group", group_size=64)
+    grp = w.float().reshape(8, 2, 64)
+    scale, _ = calculate_qparams(grp.amin(dim=-1).clamp(max=0), grp.amax(dim=-1).clamp(min=0), scheme.weights)
+    tb = PackedQuantizationCompressor.compress({"weight": w.float(), "weight_scale": scale.to(torch.bfloat16)}, scheme)
+    tb = {f"{m}.{k}": v.contiguous() for k, v in tb.items()}
+    mb = {m: library_pin({k[len(m) + 1:]: v for k, v in tb.items()}, 4, "group", 64, None)}
+    files = {"source/model.safetensors": st_bytes(ta),
+             "source/config.json": {"model_type": "probe", "quantization_config": bnb_config("nf4", False)},
+             "target/model.safetensors": safetensors_bytes(tb), "target/config.json": config_json({"group_0": scheme})}
+    out.case(FAMILY, "equiv-nf4-vs-int4-differ", verdict="pass", input="source", layout=LAYOUT, rules=RULES, modules=ma,
+             files=files, extra={"equiv": {"source": "source", "target": "target", "verdict": "differ", "rule": "BNB-007",
+                                           "bug_class": None, "caught_by": "equiv (BNB-007: NF4 -> integer is a requantization)",
+                                           "target_modules": mb}},
+             source=f"the same bf16 [8, 128] weights: bitsandbytes {bitsandbytes.__version__} quantize_4bit(nf4, blocksize 64) "
+                    f"(source) and compressed-tensors {compressed_tensors.__version__} int4 symmetric group 64 "
+                    f"(calculate_qparams, PackedQuantizationCompressor.compress; target)")
+
+
 def _generate(out):
     made = probes(out)
+    row_tail(out)
     models(out)
     negatives(out, made["probe-nf4-dq"])
     equiv_dq(out)
+    equiv_int4(out)
 
 
 if __name__ == "__main__":

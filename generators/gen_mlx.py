@@ -10,6 +10,12 @@ Every byte comes from MLX itself:
     and the mixed_3_6 recipe from mlx_lm.convert, where every module carries a per-layer override while the
     top level says 4 bits), written by mlx_lm.utils.save_model and save_config (which adds the duplicate
     `quantization_config`). Embedding and lm_head are quantized too.
+  * fp modes: mx.quantize(mode=mxfp4 / nvfp4 / mxfp8) probes (f32 groups whose absmax reaches every scale
+    byte mx.quantize writes without wrapping, random rows, a bf16 expert stack) and quantize_model(mode=...)
+    model folders (what `mlx_lm.convert --q-mode` calls), pinned from mx.dequantize(mode, dtype=float32).
+    Surprise: for a group whose absmax is below about 2^-125 (mxfp4) / 2^-119 (mxfp8), mx.quantize's E8M0
+    exponent wraps around (2^-147 gives byte 234 = 2^107, 2^-126 gives 255 = NaN), so tiny groups
+    dequantize to huge values or inf/NaN; and its CPU dequantize reads E8M0 255 as 2^128, not NaN.
 Negative cases change one thing of the 4-bit model (named in each case's source), tensors re-saved by
 mx.save_safetensors.
 
@@ -276,11 +282,166 @@ def equiv_resave(out, base):
              source=f"mlx {mx.__version__}: model-4bit-g64 (source) and its mx.load + mx.save_safetensors re-save (target)")
 
 
+# ---------------------------------------------------------------- fp modes (mxfp4, nvfp4, mxfp8)
+
+FP_MODES = {"mxfp4": (4, 32), "nvfp4": (4, 16), "mxfp8": (8, 32)}
+FP_RULES = ["MLX-001", "MLX-002", "MLX-003", "MLX-005", "MLX-007", "MLX-008", "MLX-009", "MLX-010"]
+
+
+def fp_pin(w, s, mode):
+    """codes: the fields of the LSB-first stream over the U32 words (E2M1 nibbles or E4M3 bytes);
+    weights: mx.dequantize(mode=..., dtype=float32)."""
+    import mlx.core as mx
+    import numpy as np
+    bits, group = FP_MODES[mode]
+    raw = np.ascontiguousarray(np.array(w).astype("<u4")).view(np.uint8).reshape(-1)
+    if bits == 4:
+        codes = np.empty(raw.size * 2, np.uint8)
+        codes[0::2], codes[1::2] = raw & 15, raw >> 4
+    else:
+        codes = raw.copy()
+    shape = list(w.shape[:-1]) + [w.shape[-1] * 32 // bits]
+    f = np.array(mx.dequantize(w, s, mode=mode, group_size=group, bits=bits, dtype=mx.float32))
+    assert list(f.shape) == shape
+    return module_pin(shape, bits, codes.tobytes(), f.astype("<f4").tobytes())
+
+
+def fp_qdict(mode):
+    bits, group = FP_MODES[mode]
+    return {"group_size": group, "bits": bits, "mode": mode}
+
+
+def scale_groups(rng, mode):
+    """One group per scale byte mx.quantize can write without wrapping: absmax = max element value x
+    scale for E8M0 bytes 0..254 (mx) or absmax = 6 x e4m3(b) for E4M3 bytes 0..126 (nv), random
+    signs and magnitudes below it; rows of 4 groups."""
+    import numpy as np
+    bits, group = FP_MODES[mode]
+    if mode == "nvfp4":
+        def e4m3(b):
+            e, m = b >> 3, b & 7
+            return m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
+        amax = [6 * e4m3(b) for b in range(127)]
+    else:
+        top = 6.0 if mode == "mxfp4" else 448.0
+        amax = [min(top * 2.0 ** (b - 127) * 0.75, 3.0e38) for b in range(255)]
+    g = rng.standard_normal((len(amax), group))
+    g /= np.abs(g).max(axis=1, keepdims=True)
+    g *= np.array(amax)[:, None]
+    while len(g) % 4:
+        g = np.vstack([g, rng.standard_normal((1, group))])
+    return g.astype(np.float32).reshape(-1, 4 * group)
+
+
+def fp_probes(out):
+    import mlx.core as mx
+    import numpy as np
+    for mode in FP_MODES:
+        rng = np.random.default_rng(2000 + len(mode) + FP_MODES[mode][1])
+        tensors, mods, reached = {}, {}, set()
+        w = scale_groups(rng, mode)
+        for m, arr in (("probe.scales", mx.array(w)), ("probe.random", mx.array(rng.standard_normal((6, 128)).astype(np.float32))),
+                       ("probe.bf16", mx.array(rng.standard_normal((4, 64)).astype(np.float32) * 3).astype(mx.bfloat16)),
+                       ("experts", mx.array(rng.standard_normal((2, 8, 64)).astype(np.float32)).astype(mx.bfloat16))):
+            q, s = mx.quantize(arr, mode=mode)
+            reached |= set(np.array(s).reshape(-1).tolist())
+            tensors.update({f"{m}.weight": q, f"{m}.scales": s})
+            mods[m] = fp_pin(q, s, mode)
+        assert 255 not in reached
+        cfg = {"model_type": "probe", "quantization": fp_qdict(mode), "quantization_config": fp_qdict(mode)}
+        out.case(FAMILY, f"probe-{mode}", verdict="pass", layout=f"mlx-{mode}", rules=FP_RULES, modules=mods,
+                 notes=f"scale bytes written: {len(reached)} distinct, {min(reached)}..{max(reached)}",
+                 files={"model.safetensors": st_bytes(tensors), "config.json": cfg},
+                 source=f"mlx {mx.__version__} mx.quantize(mode={mode}) of f32 groups whose absmax reaches every scale "
+                        f"byte mx.quantize writes without wrapping, random f32 [6, 128] and bf16 [4, 64] rows, a bf16 "
+                        f"[2, 8, 64] expert stack; pins: mx.dequantize(mode={mode}, dtype=float32)")
+
+
+def fp_models(out):
+    import mlx.core as mx
+    import mlx_lm
+    from mlx_lm.utils import quantize_model
+    made = {}
+    for mode in FP_MODES:
+        model, cfg = tiny_model(13)
+        bits, group = FP_MODES[mode]
+        model, cfg = quantize_model(model, cfg, group, bits, mode=mode)
+        files = save_folder(model, cfg)
+        cfg = json.loads(files["config.json"])
+        t = st_load(files["model.safetensors"])
+        mods = {k[:-len(".scales")]: fp_pin(t[k[:-len(".scales")] + ".weight"], t[k], mode) for k in sorted(t) if k.endswith(".scales")}
+        out.case(FAMILY, f"model-{mode}", verdict="pass", layout=f"mlx-{mode}", rules=FP_RULES, modules=mods, files=files,
+                 source=f"mlx {mx.__version__}, mlx-lm {mlx_lm.__version__}: a tiny bf16 llama (mlx_lm.models.llama), "
+                        f"quantize_model(mode={mode}) (what mlx_lm.convert --q-mode {mode} calls), save_model + save_config; "
+                        f"pins: mx.dequantize(mode={mode}, dtype=float32)")
+        made[mode] = files
+    return made
+
+
+def fp_negatives(out, made):
+    import mlx.core as mx
+    import numpy as np
+    Q = "model.layers.0.self_attn.q_proj"
+
+    def neg(name, rule, mode, what, cfg_edit=None, t_edit=None, files=None):
+        files = dict(files or made[mode])
+        cfg = json.loads(files["config.json"])
+        if cfg_edit:
+            cfg_edit(cfg)
+            cfg["quantization_config"] = cfg["quantization"]
+            files["config.json"] = (json.dumps(cfg, indent=4) + "\n").encode()
+        if t_edit:
+            t = st_load(files["model.safetensors"])
+            t_edit(t)
+            files["model.safetensors"] = st_bytes(t)
+            if "model.safetensors.index.json" in files:
+                idx = json.loads(files["model.safetensors.index.json"])
+                idx["weight_map"] = {k: "model.safetensors" for k in sorted(t)}
+                files["model.safetensors.index.json"] = (json.dumps(idx, indent=4)).encode()
+        out.case(FAMILY, name, verdict="reject", reject_rule=rule, rules=[rule], layout=f"mlx-{mode}" if rule != "MLX-008" or "mode" not in name else LAYOUT,
+                 files=files, source=f"mlx {mx.__version__} / mlx-lm model-{mode} (quantize_model, save_model), then one change: {what}")
+
+    def set_byte(k, i, v):
+        def f(t):
+            s = np.array(t[k])
+            s.reshape(-1)[i] = v
+            t[k] = mx.array(s)
+        return f
+
+    neg("neg-mlx008-mxfp4-group-64", "MLX-008", "mxfp4", "quantization.group_size = 64 under mode mxfp4",
+        cfg_edit=lambda c: c["quantization"].update(group_size=64))
+    neg("neg-mlx008-nvfp4-bits-8", "MLX-008", "nvfp4", f"quantization[{Q}] = {{mode: nvfp4, bits: 8, group_size: 16}}",
+        cfg_edit=lambda c: c["quantization"].update({Q: {"mode": "nvfp4", "bits": 8, "group_size": 16}}))
+    neg("neg-mlx008-mode-unknown", "MLX-008", "mxfp4", "quantization.mode = \"fp4\"",
+        cfg_edit=lambda c: c["quantization"].update(mode="fp4"))
+    neg("neg-mlx009-scales-f16", "MLX-009", "mxfp4", f"{Q}.scales cast to float16",
+        t_edit=lambda t: t.update({Q + ".scales": t[Q + ".scales"].astype(mx.float16)}))
+    neg("neg-mlx009-biases", "MLX-009", "nvfp4", f"{Q}.biases added (zeros of the scales' shape, bfloat16)",
+        t_edit=lambda t: t.update({Q + ".biases": mx.zeros(t[Q + ".scales"].shape, mx.bfloat16)}))
+    neg("neg-mlx010-nvfp4-nan-scale", "MLX-010", "nvfp4", f"{Q}.scales byte 3 = 0x7F (E4M3 NaN)", t_edit=set_byte(Q + ".scales", 3, 0x7F))
+    neg("neg-mlx010-nvfp4-negative-scale", "MLX-010", "nvfp4", f"{Q}.scales byte 0 with its sign bit set",
+        t_edit=lambda t: set_byte(Q + ".scales", 0, int(np.array(t[Q + ".scales"]).reshape(-1)[0]) | 0x80)(t))
+    # mx.quantize itself writes E8M0 255 for a finite group whose absmax lies in [2^-126, 2^-125):
+    # the exponent wraps below the E8M0 range (2^-147 gives byte 234 = 2^107).
+    w = np.zeros((1, 64), np.float32)
+    w[0, :32] = np.float32(2.0 ** -126)
+    w[0, 32:] = np.linspace(-1, 1, 32, dtype=np.float32)
+    q, s = mx.quantize(mx.array(w), mode="mxfp4")
+    assert int(np.array(s)[0, 0]) == 255
+    cfg = {"model_type": "probe", "quantization": fp_qdict("mxfp4"), "quantization_config": fp_qdict("mxfp4")}
+    out.case(FAMILY, "neg-mlx010-e8m0-255-from-quantize", verdict="reject", reject_rule="MLX-010", rules=["MLX-010"],
+             layout="mlx-mxfp4", files={"model.safetensors": st_bytes({"probe.weight": q, "probe.scales": s}), "config.json": cfg},
+             source=f"mlx {mx.__version__} mx.quantize(mode=mxfp4) of a [1, 64] f32 row whose first group is 2^-126: "
+                    f"MLX writes scale byte 255 (E8M0 NaN; its exponent wraps below 2^-127) and mx.dequantize gives NaN/inf")
+
+
 def _generate(out):
     probes(out)
     made = models(out)
     negatives(out, made["model-4bit-g64"])
     equiv_resave(out, made["model-4bit-g64"])
+    fp_probes(out)
+    fp_negatives(out, fp_models(out))
 
 
 if __name__ == "__main__":

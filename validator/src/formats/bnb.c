@@ -428,7 +428,46 @@ static int bnb_diag_params(const pc_input *in, const pc_module *pm, bool want, p
     return rc;
 }
 
+/* ---- equiv (CONTRACT 7): the seed's rule that NF4 cannot be converted to an integer format ----
+ * A bnb module's levels are table[q] * absmax: NF4's 16 values are normal quantiles, FP4 its own
+ * table, neither a uniform grid. Every integer or affine layout holds s * (q - z) (or s * q + b), a
+ * uniform grid per group, so a module that is bnb on one side and decoded from any other layout on
+ * the other was requantized: another model, whatever the weights' distance. */
+static const pc_module *other_layout(const pc_input *a, const pc_input *b, size_t *ia)
+{
+    for (; *ia < a->nmodules; (*ia)++) {
+        if (a->modules[*ia].fmt != &pc_format_bnb) continue;
+        for (size_t j = 0; j < b->nmodules; j++)
+            if (b->modules[j].fmt != &pc_format_bnb && !strcmp(a->modules[*ia].prefix, b->modules[j].prefix)) return &b->modules[j];
+    }
+    return NULL;
+}
+
+static bool bnb_pair_detect(const pc_input *source, const pc_input *target, unsigned *default_ulp)
+{
+    size_t i = 0, j = 0;
+    *default_ulp = 0;
+    return other_layout(source, target, &i) || other_layout(target, source, &j);
+}
+
+static void bnb_pair_check(const pc_input *source, const pc_input *target, pc_ctx *cx)
+{
+    pc_eval(cx, "BNB-007");
+    const pc_input *side[2] = {source, target};
+    const char *label[2] = {"source", "target"};
+    for (int k = 0; k < 2; k++) {
+        const pc_module *o;
+        for (size_t i = 0; (o = other_layout(side[k], side[1 - k], &i)); i++) {
+            const bnb_mod *b = side[k]->modules[i].priv;
+            pc_report(cx, "BNB-007", o->prefix, -1,
+                      "module %s is bitsandbytes %s in the %s (16 non-uniform codebook levels times a block absmax) and %s in the %s: "
+                      "NF4 cannot be converted to an integer format without requantizing, so this is a different model",
+                      o->prefix, b && b->fp4 ? "FP4" : "NF4", label[k], o->layout, label[1 - k]);
+        }
+    }
+}
+
 extern const pc_bench_entry pc_bnb_bench[]; /* bnb_bench.c */
 const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
                                  .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params,
-                                 .bench = pc_bnb_bench};
+                                 .pair_detect = bnb_pair_detect, .pair_check = bnb_pair_check, .bench = pc_bnb_bench};

@@ -158,7 +158,7 @@ static int mx_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8
         pc_stream_fn(impl)(packed, 4, n, c);
         if (weights) {
             /* 2^(e - 127) is exact in f32 for e = 0..254 (2^-127 is a subnormal); one per 16-half */
-            for (size_t i = 0; i < nblk; i++) s[2 * i] = s[2 * i + 1] = ldexpf(1.0f, (int)e[i] - 127);
+            for (size_t i = 0; i < nblk; i++) s[2 * i] = s[2 * i + 1] = pc_e8m0_value(e[i]);
             pc_nvfp4_dequant(impl)(c, n / 32, 32, s, weights);
         }
     }
@@ -186,7 +186,7 @@ static int mx_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params 
     if (!e) { snprintf(p->note, sizeof p->note, "MXFP4 scales unreadable"); return 1; }
     if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR)) { free(e); return -1; }
     for (size_t i = 0; i < pm->numel; i++) {
-        p->s[i] = ldexpf(1.0f, (int)e[i / 32] - 127);
+        p->s[i] = pc_e8m0_value(e[i / 32]);
         p->alt_s[PC_ALT_EXP_LINEAR][i] = (float)e[i / 32];
     }
     free(e);

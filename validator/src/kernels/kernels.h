@@ -36,6 +36,14 @@ void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint
 /* NVFP4 (FORMATS.md 4.1): the E2M1 value of a 4-bit code, sign in bit 3 (0x8 is -0.0). The codes
  * themselves are the LE 4-bit stream above (element 2i in the low nibble of byte i). */
 float pc_e2m1_value(uint8_t code);
+/* OCP MX E8M0 scale byte e: 2^(e - 127), built from its bits (exact in f32: e = 0 is the subnormal
+ * 2^-127). e = 255 is NaN in the OCP spec; this gives 2^128 = +inf for it, as MLX's CPU dequantize
+ * does: callers reject 255 (MX-002, MLX-010) before decoding. Shared by the MXFP4 and MLX modules. */
+static inline float pc_e8m0_value(uint8_t e)
+{
+    union { uint32_t u; float f; } v = {e == 0 ? 0x00400000u : (uint32_t)e << 23};
+    return v.f;
+}
 /* out[r*cols + c] = f32(e2m1(codes[r*cols + c]) * group_scale[r*(cols/16) + c/16]): one rounding.
  * cols is a multiple of 16; codes and out hold rows*cols entries, group_scale rows*cols/16. */
 void pc_nvfp4_dequant_ref(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
