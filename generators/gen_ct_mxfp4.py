@@ -1,4 +1,5 @@
-"""compressed-tensors `mxfp4-pack-quantized` (family mxfp4/, rules MX-002, MX-004, MX-005).
+"""compressed-tensors `mxfp4-pack-quantized` (family mxfp4/, rules MX-002, MX-004, MX-005) and, from the
+0.20.1 venv, `mxfp8-quantized` (E4M3 weights, E8M0 scales per 32: rules FP8-010).
 
 Venvs: ct (compressed-tensors 0.20.1, writes E8M0 bias 127) and ct013 (generators/requirements-ct013.txt:
 compressed-tensors 0.13.0 over the ct venv's torch through a .pth, writes bias 125; reports/ct-mxfp4-e8m0-bias.md).
@@ -49,10 +50,10 @@ def weights(shape, seed):
     return w.to(torch.bfloat16)
 
 
-def ct_config(scheme):
+def ct_config(scheme, fmt="mxfp4-pack-quantized"):
     from compressed_tensors.compressors.model_compressors.model_compressor import ModelCompressor
     from compressed_tensors.quantization import QuantizationConfig
-    qc = QuantizationConfig(config_groups={"group_0": scheme}, format="mxfp4-pack-quantized",
+    qc = QuantizationConfig(config_groups={"group_0": scheme}, format=fmt,
                             quantization_status="compressed", ignore=["lm_head"])
     d = tempfile.mkdtemp(prefix="pcgen-mxfp4-")
     try:
@@ -134,6 +135,7 @@ def _generate(out):
     out.case(FAMILY, f"ct-v{tag}", verdict="pass", layout="mxfp4-ct", modules=pins, rules=RULES, files=files, source=src)
     if old:
         return
+    mxfp8(out, ver, torch)
     # the version that settles the bias removed: decoded with 127 (right for these bytes) and a warning
     nov = copy.deepcopy(cfg)
     nov["quantization_config"].pop("version", None)
@@ -160,6 +162,40 @@ def _generate(out):
     neg("neg-mx004-ct-packed-i32", "MX-004",
         lambda t: t.__setitem__(f"{U}.weight_packed", t[f"{U}.weight_packed"].view(torch.int32).contiguous()),
         "up_proj.weight_packed viewed as I32 [64, 12] (the int pack-quantized word layout)")
+
+
+def mxfp8(out, ver, torch):
+    """compressed-tensors >= 0.15 mxfp8-quantized: E4M3 weights, E8M0 U8 scales per 32 (rules FP8-010).
+    Pins: codes = the stored E4M3 bytes; f32 = MXFP8QuantizationCompressor.decompress (bf16, exact) widened."""
+    from compressed_tensors.compressors.mxfp8.base import MXFP8QuantizationCompressor as C
+    from compressed_tensors.quantization import QuantizationScheme
+    from compressed_tensors.quantization.quant_scheme import MXFP8A16
+    scheme = QuantizationScheme(targets=["Linear"], **copy.deepcopy(MXFP8A16))
+    tensors, pins = {}, {}
+    for name, shape, seed in MODS:
+        w = weights(shape, seed)
+        scale = qparams(w, scheme.weights, False)
+        o = {k: v.contiguous() for k, v in C.compress({"weight": w, "weight_scale": scale}, scheme).items()}
+        lib = C.decompress(dict(o), scheme)["weight"].float()
+        c = o["weight"].view(torch.uint8).numpy()
+        pins[name] = module_pin(c.shape, 8, c.tobytes(), lib.contiguous().numpy().astype("<f4").tobytes())
+        tensors.update({f"{name}.{k}": v for k, v in o.items()})
+    tensors["lm_head.weight"] = weights((16, 96), 99)
+    from compressed_tensors.quantization import QuantizationConfig  # noqa: F401
+    cfg = ct_config(scheme, "mxfp8-quantized")
+    src = (f"compressed-tensors {ver}, torch {torch.__version__.split('+')[0]}: the MXFP8A16 preset, scales from "
+           f"calculate_qparams, MXFP8QuantizationCompressor.compress, config from ModelCompressor.update_config; pins: "
+           f"its MXFP8QuantizationCompressor.decompress (bf16, exact) widened to f32. up_proj [64, 96], down_proj [40, 160]")
+    out.case(FAMILY, "ct-mxfp8-v" + ver.replace(".", ""), verdict="pass", layout="ct-mxfp8", modules=pins,
+             rules=["FP8-010"], files={"model.safetensors": st_bytes(tensors), "config.json": cfg}, source=src)
+    U = "model.layers.0.mlp.up_proj.weight_scale"
+    t = dict(tensors)
+    s = t[U].clone()
+    s[3, 1] = 255
+    t[U] = s
+    out.case(FAMILY, "neg-fp8010-mxfp8-nan-scale", verdict="reject", reject_rule="FP8-010", rules=["FP8-010"],
+             files={"model.safetensors": st_bytes(t), "config.json": cfg},
+             source=src + "; then broken by hand to violate FP8-010 only: up_proj.weight_scale[3, 1] = 255 (E8M0 NaN)")
 
 
 if __name__ == "__main__":
