@@ -262,6 +262,7 @@ typedef enum pc_diag_alt {
     PC_ALT_EXP_LINEAR,   /* an exponent scale byte used as a linear value */
     PC_ALT_ROW_BLOCKS,   /* blocks counted per row instead of over the flattened tensor */
     PC_ALT_NESTED_OFFSET,/* a nested (double-quantised) scale's offset dropped */
+    PC_ALT_E8M0_BIAS,    /* an E8M0 exponent read with the other bias (125 for 127, or the reverse) */
     PC_ALT_COUNT
 } pc_diag_alt;
 

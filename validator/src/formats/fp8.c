@@ -11,6 +11,9 @@
  *                 M.weight I8 stored unpacked, M.weight_scale as above, M.weight_zero_point I8 of
  *                 the scale's shape when asymmetric. compressed-tensors 0.20.1's
  *                 NaiveQuantizationCompressor writes both (compressors/naive_quantized/base.py).
+ *   ct-mxfp8      compressed-tensors `mxfp8-quantized` (0.15+, compressors/mxfp8/base.py): ct-fp8 with
+ *                 strategy group 32 and M.weight_scale U8 of E8M0 exponents, s = 2^(byte - 127)
+ *                 (compressors/mx_utils.py); the same kernels, fed the exact f32 powers of two.
  *
  * Codes (CONTRACT 3): the stored byte; for int8 u = q + 128 like compressed-tensors int.
  * Weights: f32(e4m3(x)) * f32(s), or f32(q - zp) * f32(s), s = scale[n // bh, k // bw].
@@ -37,12 +40,14 @@ extern const pc_format pc_format_fp8;
 extern const pc_format pc_format_ct;
 
 static const char *const k_layout[3] = {"fp8-deepseek", "ct-fp8", "ct-int8"};
+static const char k_layout_mx[] = "ct-mxfp8"; /* ct-fp8 with E8M0 scales per 32 (mxfp8-quantized) */
 
 /* How one module's scale grid maps onto its [N, K] weight. */
 typedef struct f8_grid {
     const char *strategy;      /* for messages */
     uint64_t bh, bw;           /* block rows, cols (tensor: N, K; channel: 1, K) */
     bool tensor;               /* one scale: [1] or 0-dim */
+    bool e8m0;                 /* mxfp8-quantized: U8 E8M0 scales per 32 (FP8-010) */
 } f8_grid;
 
 
@@ -97,7 +102,8 @@ static bool is_deepseek(const pc_input *in)
 
 static bool ct_format_is_ours(const char *f)
 {
-    return f && (!strcmp(f, "float-quantized") || !strcmp(f, "int-quantized") || !strcmp(f, "naive-quantized"));
+    return f && (!strcmp(f, "float-quantized") || !strcmp(f, "int-quantized") || !strcmp(f, "naive-quantized") ||
+                 !strcmp(f, "mxfp8-quantized"));
 }
 
 /* A compressed-tensors config with our format at the top level or in a group. */
@@ -173,6 +179,21 @@ static bool ct_grid(const ct_group *grp, const char *src, const pc_tensor *w, f8
     }
 }
 
+/* FP8-010: compressed-tensors mxfp8-quantized (MXFP8QuantizationCompressor.can_compress, 0.15..0.20.1
+ * compressors/mxfp8/base.py) is float 8-bit with group_size 32 and E8M0 scales (compress_mx_scale,
+ * 127 + floor(log2(scale)), compressors/mx_utils.py). */
+static bool mx_group(const ct_group *grp, const char *fmt, const char *src, f8_grid *g, pc_ctx *cx)
+{
+    if (!fmt || strcmp(fmt, "mxfp8-quantized")) return true;
+    pc_eval(cx, "FP8-010");
+    if (grp->w.is_int || grp->w.strategy != CT_STRAT_GROUP || grp->w.group_size != 32) {
+        pc_report(cx, "FP8-010", src, -1, "config group %s: mxfp8-quantized wants float weights, strategy group, group_size 32", grp->name);
+        return false;
+    }
+    g->e8m0 = true;
+    return true;
+}
+
 /* Static input activations in a compressed-tensors group (dynamic false or absent). */
 static bool ct_static_input(const pc_input *in, const ct_group *grp)
 {
@@ -221,8 +242,9 @@ static void grid_mismatch(const pc_tensor *s, const f8_module *m, const f8_grid 
               m->kind == F8_DEEPSEEK ? "F32" : "float", (unsigned long long)m->gr, (unsigned long long)m->gc, why);
 }
 
-static bool scale_dtype_ok(enum f8_kind kind, pc_dtype d)
+static bool scale_dtype_ok(enum f8_kind kind, bool e8m0, pc_dtype d)
 {
+    if (e8m0) return d == PC_DT_U8 || d == PC_DT_F8_E8M0;
     if (kind == F8_DEEPSEEK) return d == PC_DT_F32;
     return d == PC_DT_F32 || d == PC_DT_BF16 || d == PC_DT_F16;
 }
@@ -241,12 +263,15 @@ static bool check_scale(const pc_input *in, const char *prefix, f8_module *m, co
     }
     bool shape_ok = g->tensor ? (s->ndim == 0 || (s->ndim == 1 && s->shape[0] == 1))
                               : (s->ndim == 2 && s->shape[0] == m->gr && s->shape[1] == m->gc);
-    if (!scale_dtype_ok(m->kind, s->dtype) || !shape_ok) {
+    if (!scale_dtype_ok(m->kind, g->e8m0, s->dtype) || !shape_ok) {
         grid_mismatch(s, m, g, cx);
         return false;
     }
     m->scale = s;
-    if (pc_scan_floats_finite((pc_input *)in, cx, s, "FP8-005", true)) { cx->oom = true; return false; }
+    m->e8m0 = g->e8m0;
+    /* FP8-010: an E8M0 byte is an exponent; 255 is its NaN */
+    if (g->e8m0 ? pc_scan_ints_in_range((pc_input *)in, cx, s, "FP8-010", 0, 254) || pc_scan_floats_finite((pc_input *)in, cx, s, "FP8-010", false)
+                : pc_scan_floats_finite((pc_input *)in, cx, s, "FP8-005", true)) { cx->oom = true; return false; }
     return true;
 }
 
@@ -344,7 +369,8 @@ static int scan_nan_weights(pc_input *in, const pc_tensor *t, pc_ctx *cx)
 static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, const pc_tensor *w, const f8_grid *g,
                          bool symmetric, bool static_act, pc_ctx *cx)
 {
-    pc_input_note_layout(in, k_layout[kind]);
+    const char *layout = g->e8m0 ? k_layout_mx : k_layout[kind];
+    pc_input_note_layout(in, layout);
     if (!check_weight(w, kind, cx)) return;
     f8_module d = {.kind = kind, .w = w, .rows = w->shape[0], .cols = w->shape[1]};
     f8_grid gg = *g;
@@ -354,7 +380,7 @@ static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, co
     ok = check_input_scale(in, prefix, static_act, cx) && ok;
     if (kind != F8_CT_INT && scan_nan_weights(in, w, cx)) { cx->oom = true; return; }
     if (!ok) return;
-    pc_module *m = pc_module_add(in, &pc_format_fp8, prefix, k_layout[kind]);
+    pc_module *m = pc_module_add(in, &pc_format_fp8, prefix, layout);
     f8_module *p = m ? malloc(sizeof *p) : NULL;
     if (!p) { cx->oom = true; return; }
     *p = d;
@@ -418,7 +444,7 @@ static void check_ct(pc_input *in, pc_ctx *cx)
             enum f8_kind kind = grp->w.is_int ? F8_CT_INT : F8_CT_FLOAT;
             if (!grp->valid) pc_input_note_layout(in, k_layout[kind]); /* CFG-02x said why */
             else if (!grp->w.is_int && !grp->w.symmetric) pc_input_note_layout(in, k_layout[kind]); /* not decoded: unchecked */
-            else if (ct_grid(grp, c.source, t, &g, cx)) check_module(in, kind, p, t, &g, grp->w.symmetric, ct_static_input(in, grp), cx);
+            else if (ct_grid(grp, c.source, t, &g, cx) && mx_group(grp, ct_group_format(&c, grp), c.source, &g, cx)) check_module(in, kind, p, t, &g, grp->w.symmetric, ct_static_input(in, grp), cx);
         }
         free(p);
     }
@@ -465,7 +491,8 @@ static float *load_scales(const f8_module *d, pc_ctx *cx)
     }
     for (size_t i = 0; i < n; i++) {
         const uint8_t *p = raw + i * esz;
-        if (d->scale->dtype == PC_DT_F32) { uint32_t u = pc_le32(p); memcpy(&s[i], &u, 4); }
+        if (d->e8m0) s[i] = ldexpf(1.0f, (int)p[0] - 127); /* exact: 2^-127 .. 2^127 */
+        else if (d->scale->dtype == PC_DT_F32) { uint32_t u = pc_le32(p); memcpy(&s[i], &u, 4); }
         else if (d->scale->dtype == PC_DT_BF16) s[i] = pc_bf16_to_f32(pc_le16(p));
         else s[i] = pc_f16_to_f32(pc_le16(p));
     }
@@ -522,6 +549,11 @@ static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
     if (!sc || (d->zp && !zp) || d->scale->numel != d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
     rc = -1;
     if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_BLOCK_SHAPE)) goto out;
+    if (d->e8m0) { /* MXFP8: the exact powers of two; a linear reader multiplies by the byte itself */
+        if (pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR)) goto out;
+        for (size_t i = 0; i < (size_t)pm->numel; i++) p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[((i / K) / d->bh) * d->gc + (i % K) / d->bw];
+        for (size_t i = 0; i < (size_t)d->scale->numel; i++) sc[i] = ldexpf(1.0f, (int)sc[i] - 127);
+    }
     uint64_t bh2 = N / d->gr ? N / d->gr : 1, bw2 = K / d->gc ? K / d->gc : 1;
     for (uint64_t n = 0; n < N; n++)
         for (uint64_t k = 0; k < K; k++) {

@@ -1,6 +1,6 @@
 /* Recognise-only: the FP8 and INT8 weights formats/fp8.c does not decode (ModelOpt FP8, E5M2,
- * asymmetric compressed-tensors float weights, FP8 under another method's config) and
- * compressed-tensors mxfp4-pack-quantized (gpt-oss `*_blocks` / `*_scales` are formats/mxfp4.c's). Their tensors are
+ * asymmetric compressed-tensors float weights, FP8 under another method's config). MXFP4 under both
+ * namings (gpt-oss `*_blocks` / `*_scales`, compressed-tensors mxfp4-pack-quantized) is formats/mxfp4.c's. Their tensors are
  * reported `unchecked` with the scheme named from the config (FORMATS-2.md). DeepSeek-native fp8
  * and compressed-tensors int8 (int-/naive-quantized) are formats/fp8.c's: a tensor of theirs left
  * unclaimed belongs to a module a rule rejected, so it is not named here. */
@@ -84,21 +84,9 @@ static bool explain_fp8_int8(const pc_input *in, const pc_tensor *t, pc_explain 
     return true;
 }
 
-static bool explain_mxfp4(const pc_input *in, const pc_tensor *t, pc_explain *e)
-{
-    /* gpt-oss *_blocks / *_scales are formats/mxfp4.c's */
-    const char *ctf = ct_format(in);
-    char m[PREFIX_MAX];
-    static const char *const k_ct[] = {"weight_packed", "weight_scale", NULL};
-    if (!ctf || strcmp(ctf, "mxfp4-pack-quantized") || !pc_split_suffix(t->name, k_ct, m, sizeof m)) return false;
-    snprintf(e->scheme, sizeof e->scheme, "compressed-tensors mxfp4-pack-quantized (E2M1, E8M0 scales per 32)");
-    snprintf(e->reason, sizeof e->reason, "%s", pc_not_decoded);
-    return true;
-}
-
 static bool known_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
-    return explain_fp8_int8(in, t, e) || explain_mxfp4(in, t, e);
+    return explain_fp8_int8(in, t, e);
 }
 
 const pc_format pc_format_known_fp8_int8_mxfp4 = {.name = "known-fp8-int8-mxfp4", .explain = known_explain};

@@ -34,6 +34,7 @@ typedef enum pc_bug {
     PC_BUG_MLX_MSB_FIRST,    /* MLX's LSB-first uint32 stream read MSB-first */
     PC_BUG_BNB_ROW_BLOCKS,   /* bitsandbytes blocks counted per row instead of over the flattened tensor */
     PC_BUG_BNB_NESTED_OFFSET,/* bitsandbytes nested (double-quant) absmax: offset dropped */
+    PC_BUG_E8M0_BIAS,        /* E8M0 exponent read with bias 127 where the writer used 125, or the reverse */
     PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
                                 diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */

@@ -15,11 +15,12 @@ const dg_bug_def dg_bugs[PC_BUG_COUNT] = {
     [PC_BUG_SCALE_GRID_T] = {"scale-grid-transposed", "FP8/INT8 block scale grid read transposed (scale[k // bw, n // bh])", 1, DG_SIM_ALT_SCALE, PC_ALT_GRID_T},
     [PC_BUG_BLOCK_FROM_SHAPE] = {"block-from-shape", "FP8/INT8 block size derived from the shapes (N // scale rows), not read from the config", 1, DG_SIM_ALT_SCALE, PC_ALT_BLOCK_SHAPE},
     [PC_BUG_SCALE_INV_DIVIDED] = {"scale-inv-divided", "DeepSeek weight_scale_inv divided instead of multiplied", 1, DG_SIM_SCALE_DIV, 0},
-    [PC_BUG_E8M0_LINEAR] = {"e8m0-linear", "MXFP4 E8M0 scale byte used as a linear value instead of 2^(s - 127)", 1, DG_SIM_ALT_SCALE, PC_ALT_EXP_LINEAR},
+    [PC_BUG_E8M0_LINEAR] = {"e8m0-linear", "MXFP4/MXFP8 E8M0 scale byte used as a linear value instead of 2^(s - 127)", 1, DG_SIM_ALT_SCALE, PC_ALT_EXP_LINEAR},
     [PC_BUG_ZERO_WRAP] = {"zero-wrap", "GPTQ v1 zero point stored as 2^b - 1 decoded as (stored + 1) & mask = 0 instead of 2^b", 1, DG_SIM_ZERO_WRAP, 0},
     [PC_BUG_MLX_BIAS_SUB] = {"mlx-bias-sub", "MLX affine bias subtracted instead of added (w = s*q - b)", 1, DG_SIM_BIAS_SUB, 0},
     [PC_BUG_GLOBAL_SCALE_RECIP] = {"global-scale-reciprocal", "NVFP4 global scale converted through its reciprocal (1/(1/x) is not x in f32; ModelOpt <-> compressed-tensors names)", 1, DG_SIM_ALT_SCALE, PC_ALT_GLOBAL_RECIP},
     [PC_BUG_MLX_MSB_FIRST] = {"mlx-msb-first", "MLX uint32 words read MSB-first (MLX packs element j of a word at bits j*b, LSB first)", 1, DG_SIM_MSB_FIRST, 0},
     [PC_BUG_BNB_ROW_BLOCKS] = {"bnb-row-blocks", "bitsandbytes 4-bit blocks counted per row instead of over the flattened tensor", 1, DG_SIM_ALT_SCALE, PC_ALT_ROW_BLOCKS},
+    [PC_BUG_E8M0_BIAS] = {"e8m0-bias", "E8M0 scale bias 125 read as 127, or the reverse (compressed-tensors 0.13.0 mxfp4-pack-quantized wrote 2^(s - 125), later releases 2^(s - 127))", 1, DG_SIM_ALT_SCALE, PC_ALT_E8M0_BIAS},
     [PC_BUG_BNB_NESTED_OFFSET] = {"bnb-nested-offset", "bitsandbytes nested (double-quant) absmax offset dropped (absmax = code_map[q] * nested_absmax, no + offset)", 1, DG_SIM_ALT_SCALE, PC_ALT_NESTED_OFFSET},
 };

@@ -208,6 +208,8 @@ static inline pc_int8_dequant_fn pc_int8_dequant(pc_impl impl) { return impl == 
 /* One run of n elements sharing one scale (and zero point): what a kernel set provides. */
 typedef void (*pc_fp8_run_fn)(const uint8_t *w, size_t n, float s, float *out);
 typedef void (*pc_int8_run_fn)(const uint8_t *w, size_t n, int zp, float s, float *out);
+/* One row of cols elements in blocks of bw, block j scaled by srow[j] (NULL in a set: fp8_run per block). */
+typedef void (*pc_fp8_row_fn)(const uint8_t *w, size_t cols, size_t bw, const float *srow, float *out);
 
 /* One fast implementation: per-width functions (index b = 1..8; index 0 unused) and one function
  * per other layout (NULL: the scalar set's). */
@@ -226,6 +228,7 @@ typedef struct pc_kernel_set {
     pc_mlx_affine_fn mlx_affine;      /* NULL: the portable one (fast/mlx.c, bnb4.c) */
     pc_bnb4_unpack_fn bnb4_unpack;
     pc_bnb4_dequant_fn bnb4_dequant;
+    pc_fp8_row_fn fp8_row;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

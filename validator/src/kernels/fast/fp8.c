@@ -39,6 +39,10 @@ void pc_fp8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, 
     const pc_kernel_set *ks = pc_kernels_active();
     pc_fp8_run_fn run = ks->fp8_run ? ks->fp8_run : pc_kernels_scalar.fp8_run;
     size_t gc = grid_cols(cols, bw);
+    if (ks->fp8_row) { /* one call per row */
+        for (size_t n = 0; n < rows; n++) ks->fp8_row(w + n * cols, cols, bw, scale + (n / bh) * gc, out + n * cols);
+        return;
+    }
     for (size_t n = 0; n < rows; n++) {
         const float *srow = scale + (n / bh) * gc;
         for (size_t j = 0, k = 0; k < cols; j++, k += bw) {

@@ -28,20 +28,16 @@ static inline AVX2_FN __m256 e4m3_8(const uint8_t *p, __m256 s)
  * becomes the f16 quiet NaN 0x7E00 (f32 0x7FC00000, the bits the scalar path gives), sign kept.
  * Then (x * 2^-8) * (s * 2^8): s * 2^8 is exact for |s| < 2^120, so the product is the same real
  * number as x * s and is rounded once, to the same f32 (pc_fp8_run_avx2 checks the range). */
-static inline AVX2_FN __m128i e4m3_f16x8(const uint8_t *p)
-{
-    /* sign-extended byte << 7: magnitude at bits 7..13, the sign at 14 and 15; clear 14 */
-    __m128i h = _mm_and_si128(_mm_slli_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)p)), 7),
-                              _mm_set1_epi16((short)0xBF80));
-    /* magnitude 0x7F is f16 0x3F80 (| sign): xor 0x4180 makes it 0x7E00 (| sign) */
-    __m128i nan = _mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x3F80)), _mm_set1_epi16(0x3F80));
-    return _mm_xor_si128(h, _mm_and_si128(nan, _mm_set1_epi16(0x4180)));
-}
-
+/* Sixteen bytes at once: sign-extended byte << 7 puts the magnitude at bits 7..13 and the sign at
+ * 14 and 15 (14 cleared); magnitude 0x7F is then f16 0x3F80 (| sign), and xor 0x4180 makes it 0x7E00. */
 static inline AVX2_FN void e4m3_16(const uint8_t *p, __m256 s8, float *out)
 {
-    _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtph_ps(e4m3_f16x8(p)), s8));
-    _mm256_storeu_ps(out + 8, _mm256_mul_ps(_mm256_cvtph_ps(e4m3_f16x8(p + 8)), s8));
+    __m256i h = _mm256_and_si256(_mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p)), 7),
+                                 _mm256_set1_epi16((short)0xBF80));
+    __m256i nan = _mm256_cmpeq_epi16(_mm256_and_si256(h, _mm256_set1_epi16(0x3F80)), _mm256_set1_epi16(0x3F80));
+    h = _mm256_xor_si256(h, _mm256_and_si256(nan, _mm256_set1_epi16(0x4180)));
+    _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(h)), s8));
+    _mm256_storeu_ps(out + 8, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(h, 1)), s8));
 }
 
 AVX2_FN void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out)
@@ -55,6 +51,20 @@ AVX2_FN void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out)
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, e4m3_8(w + i, vs));
     }
     if (i < n) pc_fp8_run_scalar(w + i, n - i, s, out + i);
+}
+
+/* A whole row: the per-block work of pc_fp8_run_avx2 inlined (no call per 128 bytes through the
+ * kernel pointer); a block with a tail or a scale outside the F16C range goes to pc_fp8_run_avx2,
+ * so every element takes exactly the path it took before. */
+AVX2_FN void pc_fp8_row_avx2(const uint8_t *w, size_t cols, size_t bw, const float *srow, float *out)
+{
+    for (size_t j = 0, k = 0; k < cols; j++, k += bw) {
+        size_t len = cols - k < bw ? cols - k : bw;
+        float s = srow[j];
+        if (len % 16 || !(fabsf(s) < 0x1p120f)) { pc_fp8_run_avx2(w + k, len, s, out + k); continue; }
+        __m256 s8 = _mm256_set1_ps(s * 0x1p8f);
+        for (size_t i = 0; i < len; i += 16) e4m3_16(w + k + i, s8, out + k + i);
+    }
 }
 
 AVX2_FN void pc_int8_run_avx2(const uint8_t *w, size_t n, int zp, float s, float *out)

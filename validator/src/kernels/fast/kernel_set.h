@@ -66,6 +66,7 @@ void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
 /* FP8 E4M3 / INT8 runs sharing one scale (fast/fp8_avx2.c). */
 void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out);
+void pc_fp8_row_avx2(const uint8_t *w, size_t cols, size_t bw, const float *srow, float *out);
 void pc_int8_run_avx2(const uint8_t *w, size_t n, int zp, float s, float *out);
 /* MLX affine and bitsandbytes 4-bit (fast/mlx_avx2.c, bnb4_avx2.c). */
 void pc_mlx_affine_avx2(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,

@@ -225,6 +225,7 @@ const pc_kernel_set pc_kernels_avx2 = {
     .q4_0 = pc_q4_0_decode_avx2,
     .nvfp4_dequant = pc_nvfp4_dequant_avx2,
     .fp8_run = pc_fp8_run_avx2,
+    .fp8_row = pc_fp8_row_avx2,
     .int8_run = pc_int8_run_avx2,
     .mlx_affine = pc_mlx_affine_avx2,
     .bnb4_unpack = pc_bnb4_unpack_avx2,
