@@ -27,6 +27,13 @@ static const bt k_types[] = {
     {"Q3_K", 11, 110, 256, 1, 108, pc_q3_k_decode_ref, pc_q3_k_decode_fast},
     {"TQ1_0", 34, 54, 256, 1, 52, pc_tq1_0_decode_ref, pc_tq1_0_decode_fast},
     {"TQ2_0", 35, 66, 256, 1, 64, pc_tq2_0_decode_ref, pc_tq2_0_decode_fast},
+    {"IQ2_XXS", 16, 66, 256, 1, 0, pc_iq2_xxs_decode_ref, pc_iq2_xxs_decode_fast},
+    {"IQ2_XS", 17, 74, 256, 1, 0, pc_iq2_xs_decode_ref, pc_iq2_xs_decode_fast},
+    {"IQ2_S", 22, 82, 256, 1, 0, pc_iq2_s_decode_ref, pc_iq2_s_decode_fast},
+    {"IQ3_XXS", 18, 98, 256, 1, 0, pc_iq3_xxs_decode_ref, pc_iq3_xxs_decode_fast},
+    {"IQ3_S", 21, 110, 256, 1, 0, pc_iq3_s_decode_ref, pc_iq3_s_decode_fast},
+    {"IQ1_S", 19, 50, 256, 1, 0, pc_iq1_s_decode_ref, pc_iq1_s_decode_fast},
+    {"IQ1_M", 29, 56, 256, 1, 48, pc_iq1_m_decode_ref, pc_iq1_m_decode_fast}, /* steers the scale words' low byte */
 };
 #define NTYPES (sizeof k_types / sizeof *k_types)
 
