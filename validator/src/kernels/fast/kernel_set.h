@@ -92,6 +92,10 @@ void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 void pc_q6_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq4_nl_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_avx2_more.c */
+void pc_q3_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #endif
 
 #endif
