@@ -3,30 +3,50 @@
  * with their signs applied, giving the int8 codes, and one f32 scale per group of 8; then one loop
  * the compiler can vectorise makes the weights.
  *
- * w = f32(scale * |code|) with the code's sign bit put on the f32 (the oracle's negation, exact,
- * and defined for a NaN scale too). IQ1 keeps ggml's f32(dl * f32(g + delta)). */
+ * w = f32(scale * code): rounding is sign-symmetric, so it equals the oracle's negated f32(scale *
+ * |code|) for every non-NaN scale (the grids hold no zero). A NaN d makes every scale NaN, and then
+ * the block takes the oracle's form, |code| times the scale with the sign bit flipped after.
+ * IQ1 keeps ggml's f32(dl * f32(g + delta)). */
 #include "half.h"
 #include "kernel_set.h"
 #include "../iq_grids.h"
 
 static inline uint32_t le32_at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; } /* x86/LE targets */
 
-/* 8 grid bytes with sign bits `signs` (bit j negates element j). */
+/* 8 grid bytes with sign bits `signs` (bit j negates element j), eight bytes at once in a u64: the
+ * sign byte spread to every byte and masked to bit j of byte j; a non-zero byte (at most 0x80) plus
+ * 0x7f sets its top bit without a carry, giving m = 0xff there; -g = (g ^ 0xff) + 1, and g ^ 0xff
+ * (0xc1..0xfe: grid bytes are 1..62) plus 1 stays in its byte. Little-endian byte order (x86). */
 static inline void signed8(int8_t *q, const uint8_t *grid, unsigned signs)
 {
-    for (int j = 0; j < 8; j++) q[j] = (int8_t)((signs >> j & 1u) ? -(int)grid[j] : (int)grid[j]);
+    uint64_t g, x = ((uint64_t)(signs & 0xffu) * 0x0101010101010101ull) & 0x8040201008040201ull;
+    uint64_t m = (((x + 0x7f7f7f7f7f7f7f7full) & 0x8080808080808080ull) >> 7) * 0xffu;
+    memcpy(&g, grid, 8);
+    g = (g ^ m) + (m & 0x0101010101010101ull);
+    memcpy(q, &g, 8);
 }
 
 static inline void grid_out(const int8_t q[256], const float sc[32], size_t b, uint8_t *codes, float *weights)
 {
     if (codes) memcpy(codes + 256 * b, q, 256);
     if (!weights) return;
+    if (sc[0] == sc[0]) { /* not NaN */
+        float f[256];
+        for (int g = 0; g < 32; g++)
+            for (int j = 0; j < 8; j++) f[8 * g + j] = sc[g] * (float)q[8 * g + j];
+        memcpy(weights + 256 * b, f, sizeof f);
+        return;
+    }
     uint32_t w[256];
-    for (int e = 0; e < 256; e++) {
-        float m = sc[e / 8] * (float)(q[e] < 0 ? -q[e] : q[e]);
-        uint32_t u;
-        memcpy(&u, &m, 4);
-        w[e] = u ^ ((uint32_t)(q[e] < 0) << 31);
+    for (int g = 0; g < 32; g++) {
+        const float s = sc[g];
+        for (int j = 0; j < 8; j++) {
+            int v = q[8 * g + j];
+            float m = s * (float)(v < 0 ? -v : v);
+            uint32_t u;
+            memcpy(&u, &m, 4);
+            w[8 * g + j] = u ^ ((uint32_t)(v < 0) << 31);
+        }
     }
     memcpy(weights + 256 * b, w, sizeof w);
 }
@@ -130,7 +150,10 @@ static inline void iq1_out(const int8_t q[256], const float dl[32], const float 
     if (codes) memcpy(codes + 256 * b, q, 256);
     if (!weights) return;
     float w[256];
-    for (int e = 0; e < 256; e++) w[e] = dl[e / 8] * ((float)q[e] + delta[e / 8]);
+    for (int g = 0; g < 32; g++) {
+        const float s = dl[g], t = delta[g];
+        for (int j = 0; j < 8; j++) w[8 * g + j] = s * ((float)q[8 * g + j] + t);
+    }
     memcpy(weights + 256 * b, w, sizeof w);
 }
 
