@@ -171,8 +171,10 @@ def make_imatrix(model, work):
     txt, dst = os.path.join(work, "calib.txt"), os.path.join(work, "imatrix.gguf")
     with open(txt, "w") as f:
         f.write(tiny_text())
-    r = subprocess.run(["nice", IMATRIX, "-m", model, "-f", txt, "-o", dst, "-c", "64", "-t", "1", "--no-ppl"],
-                       capture_output=True, text=True)
+    # relative names, run in work: the imatrix (and the quantized files' quantize.imatrix.* keys) record
+    # the paths they were given, and work is a fresh temporary folder each run
+    r = subprocess.run(["nice", IMATRIX, "-m", model, "-f", "calib.txt", "-o", "imatrix.gguf", "-c", "64", "-t", "1", "--no-ppl"],
+                       capture_output=True, text=True, cwd=work)
     if r.returncode or not os.path.exists(dst):
         sys.stderr.write(r.stdout + r.stderr)
         raise RuntimeError("llama-imatrix failed")
@@ -180,8 +182,8 @@ def make_imatrix(model, work):
 
 
 def quantize(src, dst, ftype, imatrix=None):
-    r = subprocess.run(["nice", QUANTIZE] + (["--imatrix", imatrix] if imatrix else []) + [src, dst, ftype, "1"],
-                       capture_output=True, text=True)
+    r = subprocess.run(["nice", QUANTIZE] + (["--imatrix", os.path.basename(imatrix)] if imatrix else []) + [src, dst, ftype, "1"],
+                       capture_output=True, text=True, cwd=os.path.dirname(imatrix) if imatrix else None)
     if r.returncode:
         sys.stderr.write(r.stdout + r.stderr)
         raise RuntimeError(f"llama-quantize {ftype} failed")
