@@ -214,9 +214,50 @@ def iquant_view(raw, qt):
     return np.array([lut[v] for v in x], np.uint8), w
 
 
+# Grid i-quants: (block bytes, byte edits that make every scale a factor 1, kind). With them gguf's
+# dequantize returns the signed grid value (IQ2/IQ3: d = 8 or 4 and sub-scale 0 give db = 1; IQ3_S
+# d = 1, s = 0) or, for IQ1, grid + -0.125 (d = 1, every 3-bit scale 0 so dl = 1).
+def _and(lo, hi, step, mask):
+    return lambda b: b.__setitem__((slice(None), slice(lo, hi, step)), b[:, lo:hi:step] & mask)
+
+
+GRID = {
+    QT.IQ2_XXS: (66, [lambda b: b.__setitem__((slice(None), slice(0, 2)), F16B(0x4800)), _and(9, 66, 8, 0x0F)]),
+    QT.IQ2_XS: (74, [lambda b: b.__setitem__((slice(None), slice(0, 2)), F16B(0x4800)), lambda b: b.__setitem__((slice(None), slice(66, 74)), 0)]),
+    QT.IQ2_S: (82, [lambda b: b.__setitem__((slice(None), slice(0, 2)), F16B(0x4800)), lambda b: b.__setitem__((slice(None), slice(74, 82)), 0)]),
+    QT.IQ3_XXS: (98, [lambda b: b.__setitem__((slice(None), slice(0, 2)), F16B(0x4400)), _and(69, 98, 4, 0x0F)]),
+    QT.IQ3_S: (110, [lambda b: b.__setitem__((slice(None), slice(0, 2)), F16B(0x3C00)), lambda b: b.__setitem__((slice(None), slice(106, 110)), 0)]),
+    QT.IQ1_S: (50, [lambda b: b.__setitem__((slice(None), slice(0, 2)), F16B(0x3C00)), _and(35, 50, 2, 0x8F)]),
+    QT.IQ1_M: (56, [lambda b: b.__setitem__((slice(None), slice(48, 56)), np.frombuffer(struct.pack("<4H", 0, 0, 0xC000, 0x3000), np.uint8))]),
+}
+
+
+def F16B(bits):
+    return np.frombuffer(struct.pack("<H", bits), np.uint8)
+
+
+def grid_view(raw, qt):
+    """(codes u8, weights f32) of raw grid i-quant bytes, both by gguf's dequantize: weights as stored;
+    codes (the signed grid value as int8, CONTRACT 3) from the same blocks with the GRID edits."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    w = dequantize(raw, qt).astype(np.float32, copy=False)
+    size, edits = GRID[qt]
+    b = raw.reshape(-1, size).copy()
+    for e in edits:
+        e(b)
+    x = dequantize(b.reshape(raw.shape), qt).reshape(-1).astype(np.float64)
+    if qt in (QT.IQ1_S, QT.IQ1_M):
+        g = np.round(x)
+        assert np.all(np.abs(x - g) == 0.125) and np.all(np.abs(g) <= 1), qt.name
+    else:
+        g = x
+        assert np.all(g == np.round(g)) and np.all(np.abs(g) <= 127) and np.all(g != 0), qt.name
+    return g.astype(np.int8).view(np.uint8), w
+
+
 BITS = {QT.Q4_0: 4, QT.Q8_0: 8, QT.Q4_1: 4, QT.Q5_0: 5, QT.Q5_1: 5, QT.Q4_K: 4, QT.Q6_K: 6,
         QT.Q5_K: 5, QT.IQ4_NL: 4, QT.IQ4_XS: 4, QT.MXFP4: 4, QT.Q2_K: 2, QT.Q3_K: 3,
-        QT.TQ1_0: 2, QT.TQ2_0: 2}
+        QT.TQ1_0: 2, QT.TQ2_0: 2, **{qt: 8 for qt in GRID}}
 
 
 def pins(data):
@@ -235,6 +276,8 @@ def pins(data):
                 codes, w = q4_0_view(raw)
             elif t.tensor_type in (QT.Q4_K, QT.Q6_K):
                 codes, w = kquant_view(raw, t.tensor_type)
+            elif t.tensor_type in GRID:
+                codes, w = grid_view(raw, t.tensor_type)
             elif t.tensor_type in (QT.Q5_K, QT.IQ4_NL, QT.IQ4_XS, QT.MXFP4, QT.Q2_K, QT.Q3_K, QT.TQ1_0, QT.TQ2_0):
                 codes, w = iquant_view(raw, t.tensor_type)
             else:
@@ -346,10 +389,15 @@ def gen_valid(out):
     out.case("gguf", "no-q4_0", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
              source=f"{SRC_W}: F32 and Q8_0 only: a valid container without Q4_0, its Q8_0 tensor decoded",
              rules=["GGUF-022", "GGUF-028", "GQ-001", "GQ-002"], modules=pins(data))
-    iq2 = np.zeros((2, 66), np.uint8)  # two all-zero IQ2_XXS blocks: a type not decoded yet
+    iq2 = np.zeros((2, 66), np.uint8)  # two all-zero IQ2_XXS blocks: decoded since the grid types (all 0.0)
     data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.iq2_xxs.weight", iq2, QT.IQ2_XXS)])
-    out.case("gguf", "unchecked-iq2_xxs", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
-             source=f"{SRC_W}: F32 and a [2, 256] IQ2_XXS tensor (raw zero blocks): a block type not decoded yet is unchecked",
+    out.case("gguf", "checked-iq2_xxs", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32 and a [2, 256] IQ2_XXS tensor (raw zero blocks: d = 0, grid row 0): decoded, every weight 0",
+             rules=["GGUF-022", "GQ-001", "GQ-002"], modules=pins(data))
+    q8k = np.zeros((2, 292), np.uint8)  # two all-zero Q8_K blocks: a type not decoded (ggml's activation type)
+    data = write_with_gguf([("a.f32.weight", norm[:32].reshape(4, 8), None), ("k.q8_k.weight", q8k, QT.Q8_K)])
+    out.case("gguf", "unchecked-q8_k", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source=f"{SRC_W}: F32 and a [2, 256] Q8_K tensor (raw zero blocks): a block type not decoded is unchecked",
              rules=["GGUF-022"], modules={})
     data = write_with_gguf([], kvs={"general.name": "metadata only"})
     out.case("gguf", "metadata-only", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
@@ -1018,6 +1066,38 @@ def gen_ternary(out):
                  source=f"{SRC_W}: a {qt.name} tensor of 2 raw blocks, block 1's d (byte {at}) set to 0x7c00 (inf)")
 
 
+def grid_probe_blocks(qt, n, rng):
+    """n random blocks of a grid type with a sane fp16 scale (0.25 .. 2, either sign): random bytes, then
+    d (IQ1_M: the top nibbles of its four scale words) overwritten."""
+    size = GRID[qt][0]
+    b = rng.integers(0, 256, size=(n, size), dtype=np.uint8)
+    d = (rng.uniform(0.25, 2.0, n) * rng.choice([-1, 1], n)).astype(np.float16).view(np.uint16)
+    if qt == QT.IQ1_M:
+        for k in range(4):  # nibble k of d is the top nibble of scale word k (bytes 48 + 2k, 49 + 2k)
+            b[:, 49 + 2 * k] = (b[:, 49 + 2 * k] & 0x0F) | (((d >> (4 * k)) & 0xF) << 4).astype(np.uint8)
+    else:
+        b[:, 0:2] = d.reshape(n, 1).view(np.uint8)
+    return b
+
+
+def gen_grid(out):
+    """GQ-002 negatives for the grid i-quants (d = inf; IQ1_M's assembled scale NaN). Their probes, pinned by
+    ggml's C dequantize, are in gen_gguf_llama (llama/grid-probes)."""
+    rng = np.random.default_rng(20261202)
+    for qt in GRID:
+        blocks = grid_probe_blocks(qt, 2, rng)
+        if qt == QT.IQ1_M:  # scale word 3's top nibble 0x7, word 2's 0xe: the assembled fp16 is 0x7exx (NaN)
+            blocks[1, 55] = (blocks[1, 55] & 0x0F) | 0x70
+            blocks[1, 53] = (blocks[1, 53] & 0x0F) | 0xE0
+            why = "block 1's scale words 3 and 2 given top nibbles 7 and e, so the assembled fp16 scale is 0x7exx (NaN)"
+        else:
+            blocks[1, 0:2] = F16B(0x7C00)
+            why = "block 1's d (byte 0) set to 0x7c00 (inf)"
+        out.case("gq", f"{qt.name.lower()}-d-nonfinite", verdict="reject", reject_rule="GQ-002",
+                 files={"model.gguf": write_with_gguf([("x.weight", blocks.reshape(1, -1), qt)])}, input="model.gguf", rules=["GQ-002"],
+                 source=f"{SRC_W}: a {qt.name} tensor of 2 random blocks (numpy default_rng(20261202), sane d), {why}")
+
+
 def generate(out):
     v3 = gen_valid(out)
     gen_header(out)
@@ -1030,3 +1110,4 @@ def generate(out):
     gen_more_types(out)
     gen_low_kquants(out)
     gen_ternary(out)
+    gen_grid(out)

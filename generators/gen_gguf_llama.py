@@ -42,12 +42,18 @@ LLAMA_VERSION = "llama.cpp vendored in llama-cpp-python 0.3.36 (ggml 0.25.3)"
 # llama-quantize type names, and the case each becomes
 FTYPES = ("Q4_0", "Q4_1", "Q5_K_M", "Q4_K_M", "Q6_K", "Q8_0", "IQ4_XS")
 MOE_FTYPES = ("MXFP4_MOE",)
+# Grid i-quant ftypes: llama-quantize refuses the IQ1/IQ2 ones without an importance matrix (IQ2_M is
+# the ftype whose default tensor type is IQ2_S; the IQ2_S ftype writes IQ2_XS), and IQ3_XXS too (on this
+# model it puts IQ2_S on some tensors); IQ3_S needs none.
+IMATRIX_FTYPES = ("IQ2_XXS", "IQ2_XS", "IQ2_M", "IQ1_S", "IQ1_M", "IQ3_XXS")
+GRID_FTYPES = IMATRIX_FTYPES + ("IQ3_S",)
+IMATRIX = os.environ.get("PCGEN_LLAMA_IMATRIX", os.path.join(LLAMA_BUILD, "bin", "llama-imatrix"))
 
 
 def _tools():
     lib = os.path.join(LLAMA_BUILD, "ggml", "src", "libggml-base.a")
     inc = os.path.join(LLAMA_SRC, "ggml", "include")
-    for p, what in ((QUANTIZE, "llama-quantize"), (lib, "libggml-base.a"), (inc, "ggml headers")):
+    for p, what in ((QUANTIZE, "llama-quantize"), (IMATRIX, "llama-imatrix"), (lib, "libggml-base.a"), (inc, "ggml headers")):
         if not os.path.exists(p):
             raise NeedsVenv(f"gen_gguf_llama needs a llama.cpp build ({what}): nothing at {p} "
                             f"(set PCGEN_LLAMA_BUILD / PCGEN_LLAMA_QUANTIZE / PCGEN_LLAMA_SRC)")
@@ -152,8 +158,32 @@ def write_f32_gguf(path, model, cfg, moe):
     w.close()
 
 
-def quantize(src, dst, ftype):
-    r = subprocess.run(["nice", QUANTIZE, src, dst, ftype, "1"], capture_output=True, text=True)
+def tiny_text():
+    """The importance matrix's calibration text: 600 words drawn by random.Random(0) from one sentence."""
+    import random
+    words = "the quick brown fox jumps over a lazy dog and runs far away into the green wood where birds sing".split()
+    rnd = random.Random(0)
+    return " ".join(rnd.choice(words) for _ in range(600)) + "\n"
+
+
+def make_imatrix(model, work):
+    """llama-imatrix over tiny_text() on the F32 model, 64-token chunks, one thread, no perplexity."""
+    txt, dst = os.path.join(work, "calib.txt"), os.path.join(work, "imatrix.gguf")
+    with open(txt, "w") as f:
+        f.write(tiny_text())
+    # relative names, run in work: the imatrix (and the quantized files' quantize.imatrix.* keys) record
+    # the paths they were given, and work is a fresh temporary folder each run
+    r = subprocess.run(["nice", IMATRIX, "-m", model, "-f", "calib.txt", "-o", "imatrix.gguf", "-c", "64", "-t", "1", "--no-ppl"],
+                       capture_output=True, text=True, cwd=work)
+    if r.returncode or not os.path.exists(dst):
+        sys.stderr.write(r.stdout + r.stderr)
+        raise RuntimeError("llama-imatrix failed")
+    return dst
+
+
+def quantize(src, dst, ftype, imatrix=None):
+    r = subprocess.run(["nice", QUANTIZE] + (["--imatrix", os.path.basename(imatrix)] if imatrix else []) + [src, dst, ftype, "1"],
+                       capture_output=True, text=True, cwd=os.path.dirname(imatrix) if imatrix else None)
     if r.returncode:
         sys.stderr.write(r.stdout + r.stderr)
         raise RuntimeError(f"llama-quantize {ftype} failed")
@@ -276,6 +306,27 @@ def gen_ggml_evidence(out, work):
                  rules=[rule or "GGUF-016"], extra={"ggml": ans}, **kw)
 
 
+def gen_grid_probes(out, exe, work):
+    """Random blocks of every grid i-quant (random bytes, sane fp16 d: gen_gguf.grid_probe_blocks), written
+    by GGUFWriter and pinned by ggml's C dequantize, which gguf-py's dequantize must equal bit for bit."""
+    import numpy as np
+    from gen_gguf import GRID, grid_probe_blocks, write_with_gguf
+    rng = np.random.default_rng(20261203)
+    ts = [(f"probe.{qt.name.lower()}.weight", grid_probe_blocks(qt, 16, rng).reshape(2, 8 * GRID[qt][0]), qt) for qt in GRID]
+    data = write_with_gguf(ts)
+    path = os.path.join(work, "grid-probes.gguf")
+    with open(path, "wb") as f:
+        f.write(data)
+    mods, types, agree = pins_checked(path, exe, work)
+    out.case("llama", "grid-probes", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+             source="gguf-py GGUFWriter: per grid type (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M) a [2, 2048] tensor of "
+                    "16 random blocks (numpy default_rng(20261203)) with fp16 d uniform in +-[0.25, 2) (IQ1_M: spread over its "
+                    "scale words' top nibbles)",
+             rules=["GQ-001", "GQ-002"], modules=mods,
+             notes=f"f32 pins: ggml-base dequantize_row_<type> == gguf-py gguf.quants.dequantize bit for bit on all {len(agree)} tensors",
+             extra={"tensor_types": types})
+
+
 def generate(out):
     lib, inc = _tools()
     import gguf
@@ -305,6 +356,24 @@ def generate(out):
                      notes=f"f32 pins: ggml-base dequantize_row_<type> (ggml_get_type_traits()->to_float) == gguf-py "
                            f"gguf.quants.dequantize bit for bit on all {len(agree)} quantized tensors",
                      extra={"tensor_types": types})
+        imatrix = make_imatrix(srcs[False], work)
+        for ftype in GRID_FTYPES:
+            dst = os.path.join(work, f"{ftype}.gguf")
+            im = imatrix if ftype in IMATRIX_FTYPES else None
+            quantize(srcs[False], dst, ftype, im)
+            mods, types, agree = pins_checked(dst, exe, work)
+            summary[ftype] = types
+            out.case("llama", "llama-" + ftype.lower().replace("_", "-"), verdict="pass", layout="gguf",
+                     files={"model.gguf": open(dst, "rb").read()}, input="model.gguf",
+                     source=f"{LLAMA_VERSION}: llama-quantize {ftype} "
+                            f"{'--imatrix (llama-imatrix -c 64 -t 1 --no-ppl over gen_gguf_llama.tiny_text())' if im else '(no imatrix)'} "
+                            f"of the tiny LlamaForCausalLM (torch.manual_seed(0)) written F32 by gguf "
+                            f"{importlib.metadata.version('gguf')} GGUFWriter (torch {torch.__version__})",
+                     rules=["GGUF-001", "GGUF-027", "GQ-001", "GQ-002"], modules=mods,
+                     notes=f"f32 pins: ggml-base dequantize_row_<type> (ggml_get_type_traits()->to_float) == gguf-py "
+                           f"gguf.quants.dequantize bit for bit on all {len(agree)} quantized tensors",
+                     extra={"tensor_types": types})
+        gen_grid_probes(out, exe, work)
         return summary
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -27,6 +27,13 @@ static const bt k_types[] = {
     {"Q3_K", 11, 110, 256, 1, 108, pc_q3_k_decode_ref, pc_q3_k_decode_fast},
     {"TQ1_0", 34, 54, 256, 1, 52, pc_tq1_0_decode_ref, pc_tq1_0_decode_fast},
     {"TQ2_0", 35, 66, 256, 1, 64, pc_tq2_0_decode_ref, pc_tq2_0_decode_fast},
+    {"IQ2_XXS", 16, 66, 256, 1, 0, pc_iq2_xxs_decode_ref, pc_iq2_xxs_decode_fast},
+    {"IQ2_XS", 17, 74, 256, 1, 0, pc_iq2_xs_decode_ref, pc_iq2_xs_decode_fast},
+    {"IQ2_S", 22, 82, 256, 1, 0, pc_iq2_s_decode_ref, pc_iq2_s_decode_fast},
+    {"IQ3_XXS", 18, 98, 256, 1, 0, pc_iq3_xxs_decode_ref, pc_iq3_xxs_decode_fast},
+    {"IQ3_S", 21, 110, 256, 1, 0, pc_iq3_s_decode_ref, pc_iq3_s_decode_fast},
+    {"IQ1_S", 19, 50, 256, 1, 0, pc_iq1_s_decode_ref, pc_iq1_s_decode_fast},
+    {"IQ1_M", 29, 56, 256, 1, 48, pc_iq1_m_decode_ref, pc_iq1_m_decode_fast}, /* steers the scale words' low byte */
 };
 #define NTYPES (sizeof k_types / sizeof *k_types)
 
@@ -97,6 +104,27 @@ static void worked(void)
     memset(bm + 4, 0xff, 16);
     pc_q4_1_decode_ref(bm, 1, c, w);
     CHECK(w[0] == 15.0f * (1.0f + 1.0f / 1024), "Q4_1: m below half an ulp rounds away: %.9g", w[0]);
+
+    /* Grid types, by hand from the structs and gguf-py's grids (iq3s_grid row 0 = 1,1,1,1, row 1 =
+     * 3,1,1,1; iq1s_grid row 0 all -1). IQ3_S: d = 2, scales[0] low nibble 1 (db = 2 * 3 = 6), sign
+     * byte 0 bit 0; qs[1] = 1 puts row 1 in elements 4..7. */
+    uint8_t g3[110] = {0x00, 0x40};
+    g3[3] = 1;      /* qs[1] */
+    g3[74] = 0x01;  /* signs[0] bit 0 */
+    g3[106] = 0x01; /* scales[0] */
+    int8_t gc[256];
+    float gw[256];
+    pc_iq3_s_decode_ref(g3, 1, (uint8_t *)gc, gw);
+    CHECK(gc[0] == -1 && gc[1] == 1 && gc[4] == 3 && gw[0] == -6.0f && gw[4] == 18.0f && gw[32] == 2.0f,
+          "IQ3_S: %d %d %g %g %g", gc[0], gc[4], gw[0], gw[4], gw[32]);
+    /* IQ1_M: no d field; scale words 0, 0, 0xc000, 0x3000 assemble fp16 0x3c00 = 1; sub-scales 0
+     * (dl = 1); qh[0] bit 3 makes group 0's delta -0.125: w = 1 * (-1 - 0.125). */
+    uint8_t g1[56] = {0};
+    g1[32] = 0x08;
+    g1[53] = 0xc0;
+    g1[55] = 0x30;
+    pc_iq1_m_decode_ref(g1, 1, (uint8_t *)gc, gw);
+    CHECK(gc[0] == -1 && gw[0] == -1.125f && gw[8] == -0.875f, "IQ1_M: %d %g %g", gc[0], gw[0], gw[8]);
 }
 
 static void fill_blocks(uint8_t *src, size_t nb, const bt *t)

@@ -38,7 +38,8 @@ typedef struct gq_type {
 } gq_type;
 
 /* Block structs: ggml src/ggml-common.h (block_q4_0, block_q8_0, block_q4_1, block_q5_0, block_q5_1,
- * block_q4_K, block_q6_K, block_q5_K, block_iq4_nl, block_iq4_xs, block_mxfp4, block_q2_K, block_q3_K, block_tq1_0, block_tq2_0). */
+ * block_q4_K, block_q6_K, block_q5_K, block_iq4_nl, block_iq4_xs, block_mxfp4, block_q2_K, block_q3_K, block_tq1_0, block_tq2_0,
+ * block_iq2_xxs, block_iq2_xs, block_iq2_s, block_iq3_xxs, block_iq3_s, block_iq1_s, block_iq1_m). */
 static const gq_type k_types[] = {
     {2, "Q4_0", 4, 1, 0, "Q40-001", "Q40-002", "Q40-003", pc_q4_0_decode_ref, pc_q4_0_decode_fast},
     {8, "Q8_0", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q8_0_decode_ref, pc_q8_0_decode_fast},
@@ -56,6 +57,16 @@ static const gq_type k_types[] = {
     {35, "TQ2_0", 2, 1, 64, "GQ-001", "GQ-002", "GQ-003", pc_tq2_0_decode_ref, pc_tq2_0_decode_fast},
     /* MXFP4: the E8M0 scale is an exponent byte; every value decodes (no fp16 field to check) */
     {39, "MXFP4", 4, 0, 0, "GQ-001", "GQ-002", "GQ-003", pc_mxfp4_decode_ref, pc_mxfp4_decode_fast},
+    /* grid i-quants: codes = the signed grid value as int8 (kernels.h) */
+    {16, "IQ2_XXS", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq2_xxs_decode_ref, pc_iq2_xxs_decode_fast},
+    {17, "IQ2_XS", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq2_xs_decode_ref, pc_iq2_xs_decode_fast},
+    {22, "IQ2_S", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq2_s_decode_ref, pc_iq2_s_decode_fast},
+    {18, "IQ3_XXS", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq3_xxs_decode_ref, pc_iq3_xxs_decode_fast},
+    {21, "IQ3_S", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq3_s_decode_ref, pc_iq3_s_decode_fast},
+    {19, "IQ1_S", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_iq1_s_decode_ref, pc_iq1_s_decode_fast},
+    /* IQ1_M has no d field: its fp16 scale is assembled from the top nibbles of the four u16 scale
+     * words at byte 48 (block_scale below); scale_at names where they start */
+    {29, "IQ1_M", 8, 1, 48, "GQ-001", "GQ-002", "GQ-003", pc_iq1_m_decode_ref, pc_iq1_m_decode_fast},
 };
 #define GQ_NTYPES (sizeof k_types / sizeof *k_types)
 
@@ -112,12 +123,23 @@ typedef struct d_scan {
     uint16_t d;
 } d_scan;
 
+/* Scale field f of a block: the fp16 at scale_at + 2f, except IQ1_M's, which ggml assembles from the
+ * top nibbles of its four LE u16 scale words (dequantize_row_iq1_m, ggml_validate_row_data). */
+static uint16_t block_scale(const gq_type *ty, const uint8_t *block, unsigned f)
+{
+    const uint8_t *at = block + ty->scale_at;
+    if (ty->ggml_type == 29)
+        return (uint16_t)((pc_le16(at) >> 12) | ((pc_le16(at + 2) >> 8) & 0x00f0u) | ((pc_le16(at + 4) >> 4) & 0x0f00u) |
+                          (pc_le16(at + 6) & 0xf000u));
+    return pc_le16(at + 2 * f);
+}
+
 static int d_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
 {
     d_scan *s = arg;
     for (size_t i = 0; i + s->bytes <= n; i += s->bytes)
         for (unsigned f = 0; f < s->ty->nscales; f++) {
-            uint16_t d = pc_le16(p + i + s->ty->scale_at + 2 * f);
+            uint16_t d = block_scale(s->ty, p + i, f);
             if ((d & 0x7c00u) != 0x7c00u) continue;
             if (!s->bad++) {
                 s->first = (off + i) / s->bytes;

@@ -43,6 +43,13 @@ GQ_BENCH(q2_k, 256, 84, 2, 80)
 GQ_BENCH(q3_k, 256, 110, 1, 108)
 GQ_BENCH(tq1_0, 256, 54, 1, 52)
 GQ_BENCH(tq2_0, 256, 66, 1, 64)
+GQ_BENCH(iq2_xxs, 256, 66, 1, 0)
+GQ_BENCH(iq2_xs, 256, 74, 1, 0)
+GQ_BENCH(iq2_s, 256, 82, 1, 0)
+GQ_BENCH(iq3_xxs, 256, 98, 1, 0)
+GQ_BENCH(iq3_s, 256, 110, 1, 0)
+GQ_BENCH(iq1_s, 256, 50, 1, 0)
+GQ_BENCH(iq1_m, 256, 56, 0, 0) /* scale words left random: timing only */
 #define GQ_ENTRIES(type, bits, elems)                                                  \
     {#type, #type, bits, 1, type##_in, type##_codes_run, 0.80, 0, elems, type##_fill}, \
     {#type "-f32", #type, bits, 4, type##_in, type##_f32_run, 0.80, 0, elems, type##_fill} /* GB/s of f32 output */
@@ -54,5 +61,7 @@ const pc_bench_entry pc_gguf_blocks_bench[] = {
     GQ_ENTRIES(q4_k, 4, 256), GQ_ENTRIES(q6_k, 6, 256), GQ_ENTRIES(q5_k, 5, 256),
     GQ_ENTRIES(iq4_nl, 4, 32), GQ_ENTRIES(iq4_xs, 4, 256), GQ_ENTRIES(mxfp4, 4, 32),
     GQ_ENTRIES(q2_k, 2, 256), GQ_ENTRIES(q3_k, 3, 256), GQ_ENTRIES(tq1_0, 2, 256), GQ_ENTRIES(tq2_0, 2, 256),
+    GQ_ENTRIES(iq2_xxs, 8, 256), GQ_ENTRIES(iq2_xs, 8, 256), GQ_ENTRIES(iq2_s, 8, 256), GQ_ENTRIES(iq3_xxs, 8, 256),
+    GQ_ENTRIES(iq3_s, 8, 256), GQ_ENTRIES(iq1_s, 8, 256), GQ_ENTRIES(iq1_m, 8, 256),
     {0},
 };

@@ -161,6 +161,23 @@ void pc_tq1_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 void pc_tq1_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* Grid i-quants (256 per block; tables in kernels/iq_grids.h, oracle/gguf_grid.c gives each
+ * struct): IQ2_XXS 66, IQ2_XS 74, IQ2_S 82, IQ3_XXS 98, IQ3_S 110, IQ1_S 50, IQ1_M 56 bytes.
+ * codes = the signed grid value as int8 (IQ2/IQ3: grid byte negated by its sign bit; IQ1: -1, 0, 1). */
+void pc_iq2_xxs_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_xxs_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_xs_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_xs_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_s_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_s_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_xxs_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_xxs_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_s_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_s_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_s_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_s_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_m_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_m_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 /* Non-linear 4-bit types; codes = the nibble (an index into the type's 16-value table):
  *   IQ4_NL, 18 bytes per 32: fp16 d, qs[16] (Q4_0's order); w = f32(d * kvalues_iq4nl[q]).
  *   IQ4_XS, 136 bytes per 256: fp16 d, LE u16 scales_h, scales_l[4], qs[128]; sub-block j's 6-bit
@@ -222,7 +239,8 @@ typedef struct pc_kernel_set {
     pc_awq_fn awq;
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
-    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k, tq1_0, tq2_0;
+    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k, tq1_0, tq2_0,
+        iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m;
     pc_fp8_run_fn fp8_run;
     pc_int8_run_fn int8_run;
     pc_mlx_affine_fn mlx_affine;      /* NULL: the portable one (fast/mlx.c, bnb4.c) */

@@ -5,8 +5,8 @@ PC=$1 SRC=$2 TMP=$(mktemp -d)
 . "$SRC/validator/tests/cli/lib.inc"
 . "$SRC/validator/tests/cli/browser.inc"
 
-# One rejected input (a legacy file that says dense), one unchecked (GGUF IQ2_XXS: Q8_0 is decoded now), one passing.
-"$PC" validate "$SRC/fixtures/ct/neg-ct012-legacy-says-dense" "$SRC/fixtures/gguf/unchecked-iq2_xxs/model.gguf" \
+# One rejected input (a legacy file that says dense), one unchecked (GGUF Q8_K: the grid i-quants are decoded now), one passing.
+"$PC" validate "$SRC/fixtures/ct/neg-ct012-legacy-says-dense" "$SRC/fixtures/gguf/unchecked-q8_k/model.gguf" \
     "$SRC/fixtures/ct/dense-b4-probes" --report html:"$TMP/v.html" >/dev/null
 browse "$TMP/v.html" "$TMP/v"
 expect_grep 'class="banner fail" id="verdict"><b>reject</b>' "$TMP/v.dom" "reject banner"
@@ -14,7 +14,7 @@ expect_grep 'class="banner unchecked" id="verdict"><b>unchecked</b>' "$TMP/v.dom
 expect_grep 'class="banner pass" id="verdict"><b>pass</b>' "$TMP/v.dom" "pass banner"
 expect_grep 'CT-012</td><td class="fail">fail' "$TMP/v.dom" "the failure is listed"
 expect_grep 'id="unchecked"' "$TMP/v.dom" "what was not checked is listed"
-expect_grep 'GGUF IQ2_XXS' "$TMP/v.dom" "the unchecked scheme is named"
+expect_grep 'GGUF Q8_K' "$TMP/v.dom" "the unchecked scheme is named"
 expect_grep '<details><summary>All rules' "$TMP/v.dom" "the rule matrix is folded away (closed details)"
 # Order on the page: banners, then failures, then unchecked, then the matrix.
 checks=$((checks + 1))

@@ -44,6 +44,14 @@ void pc_mxfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
 /* fast/gguf_ternary.c */
 void pc_tq1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_grid.c */
+void pc_iq2_xxs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_xs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_xxs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_m_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_fp8_run_scalar(const uint8_t *w, size_t n, float s, float *out);
 void pc_int8_run_scalar(const uint8_t *w, size_t n, int zp, float s, float *out);
 /* fast/mlx.c: one group of n codes sharing scale s and bias b (the AVX2 path's tails). */
@@ -85,6 +93,10 @@ void pc_q2_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 void pc_q6_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq4_nl_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* fast/gguf_avx2_more.c */
+void pc_q3_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_tq2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #endif
 
 #endif

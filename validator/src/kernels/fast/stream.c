@@ -123,6 +123,13 @@ const pc_kernel_set pc_kernels_scalar = {
     .q3_k = pc_q3_k_decode_scalar,
     .tq1_0 = pc_tq1_0_decode_scalar,
     .tq2_0 = pc_tq2_0_decode_scalar,
+    .iq2_xxs = pc_iq2_xxs_decode_scalar,
+    .iq2_xs = pc_iq2_xs_decode_scalar,
+    .iq2_s = pc_iq2_s_decode_scalar,
+    .iq3_xxs = pc_iq3_xxs_decode_scalar,
+    .iq3_s = pc_iq3_s_decode_scalar,
+    .iq1_s = pc_iq1_s_decode_scalar,
+    .iq1_m = pc_iq1_m_decode_scalar,
     .fp8_run = pc_fp8_run_scalar,
     .int8_run = pc_int8_run_scalar,
 };

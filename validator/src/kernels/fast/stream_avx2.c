@@ -241,6 +241,9 @@ const pc_kernel_set pc_kernels_avx2 = {
     .q5_k = pc_q5_k_decode_avx2,
     .iq4_nl = pc_iq4_nl_decode_avx2,
     .mxfp4 = pc_mxfp4_decode_avx2,
+    .q3_k = pc_q3_k_decode_avx2,
+    .tq1_0 = pc_tq1_0_decode_avx2,
+    .tq2_0 = pc_tq2_0_decode_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */
