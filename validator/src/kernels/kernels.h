@@ -239,6 +239,8 @@ typedef struct pc_kernel_set {
     pc_mlx_affine_fn mlx_affine;      /* NULL: the portable one (fast/mlx.c, bnb4.c) */
     pc_bnb4_unpack_fn bnb4_unpack;
     pc_bnb4_dequant_fn bnb4_dequant;
+    pc_bnb8_dequant_fn bnb8_dequant;  /* NULL: fast/bnb8.c's portable paths */
+    pc_bnb8_codes_fn bnb8_codes;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;
