@@ -308,6 +308,12 @@ def equiv_int4(out):
 
 
 # ---- LLM.int8 (8-bit) --------------------------------------------------------------------------
+# Every byte from bitsandbytes on CPU: probes of bitsandbytes.functional.int8_vectorwise_quant (the
+# default backend, threshold 0) saved as Linear8bitLt saves them, with and without weight_format, and a
+# tiny llama through transformers BitsAndBytesConfig(load_in_8bit=True) + save_pretrained. Pins:
+# int8_vectorwise_dequant (f32). Observed: an all-zero row gets SCB 0 and int8 codes 0
+# (round(0 * 127 / 0) is NaN, which the int8 cast turns into 0 on this CPU), weights +0.0.
+# Negatives change one thing of probe-int8 (named in each case's source), one per MUST rule.
 LAYOUT8 = "bnb-int8"
 RULES8 = ["BNB-008", "BNB-009", "BNB-010", "BNB-011", "BNB-012"]
 SHAPES8 = (("a", (6, 70)), ("b", (5, 33)), ("c", (3, 300)), ("d", (120, 160)))
