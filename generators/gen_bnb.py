@@ -1,4 +1,4 @@
-"""bitsandbytes 4-bit fixtures (family bnb/). Venv: bnb (generators/requirements-bnb.txt: bitsandbytes
+"""bitsandbytes 4-bit and LLM.int8 fixtures (family bnb/; the int8 part is described at LAYOUT8 below). Venv: bnb (generators/requirements-bnb.txt: bitsandbytes
 0.50.2 and accelerate installed --no-deps over the ct venv's torch 2.15.0 / transformers 5.24.0, which a
 .pth file puts on the path; PCGEN_VENV_BNB, default /work/venvs/bnb). From any other venv this module
 re-runs itself there.
@@ -307,6 +307,148 @@ def equiv_int4(out):
                     f"(calculate_qparams, PackedQuantizationCompressor.compress; target)")
 
 
+# ---- LLM.int8 (8-bit) --------------------------------------------------------------------------
+# Every byte from bitsandbytes on CPU: probes of bitsandbytes.functional.int8_vectorwise_quant (the
+# default backend, threshold 0) saved as Linear8bitLt saves them, with and without weight_format, and a
+# tiny llama through transformers BitsAndBytesConfig(load_in_8bit=True) + save_pretrained. Pins:
+# int8_vectorwise_dequant (f32). Observed: an all-zero row gets SCB 0 and int8 codes 0
+# (round(0 * 127 / 0) is NaN, which the int8 cast turns into 0 on this CPU), weights +0.0.
+# Negatives change one thing of probe-int8 (named in each case's source), one per MUST rule.
+LAYOUT8 = "bnb-int8"
+RULES8 = ["BNB-008", "BNB-009", "BNB-010", "BNB-011", "BNB-012"]
+SHAPES8 = (("a", (6, 70)), ("b", (5, 33)), ("c", (3, 300)), ("d", (120, 160)))
+
+
+def int8_bnb_config():
+    from transformers import BitsAndBytesConfig
+    return BitsAndBytesConfig(load_in_8bit=True)
+
+
+def int8_config():
+    return int8_bnb_config().to_dict()
+
+
+def int8_pin(tensors, m):
+    """codes = the stored int8 + 128 (CONTRACT 3, the ct-int8 view); weights = bitsandbytes'
+    int8_vectorwise_dequant (the "default" kernel in _ops.py: A * SCB.view(-1, 1) * 7.874015718698502e-3;
+    the CPU backend registers none of its own), f32."""
+    import numpy as np
+    import bitsandbytes.functional as F
+    q, scb = tensors[f"{m}.weight"], tensors[f"{m}.SCB"]
+    w = F.int8_vectorwise_dequant(q, scb).numpy().astype("<f4").reshape(-1)
+    codes = (q.numpy().astype(np.int16).reshape(-1) + 128).astype(np.uint8)
+    return module_pin(list(q.shape), 8, codes.tobytes(), w.tobytes())
+
+
+def int8_probe_tensors(fmt=True):
+    """int8_vectorwise_quant (threshold 0: no outliers held back) of seeded fp16 weights, serialized
+    as Linear8bitLt's _save_to_state_dict writes them: M.weight I8, M.SCB F32, M.weight_format U8 0.
+    Row 1 of probe.a is all zero (SCB 0) and probe.b's rows mix signs and a -0.0."""
+    import torch
+    import bitsandbytes.functional as F
+    g = torch.Generator().manual_seed(51)
+    t = {}
+    for name, shape in SHAPES8:
+        w = (torch.randn(*shape, generator=g) * 3).to(torch.float16)
+        if name == "a":
+            w[1] = 0.0
+        if name == "b":
+            w[0, 3] = -0.0
+        q, scb, _ = F.int8_vectorwise_quant(w.clone())
+        m = f"probe.{name}"
+        t[f"{m}.weight"], t[f"{m}.SCB"] = q, scb
+        if fmt:
+            t[f"{m}.weight_format"] = torch.tensor(0, dtype=torch.uint8)
+    return t
+
+
+def int8_probes(out):
+    import bitsandbytes
+    made = None
+    for fmt in (True, False):
+        t = int8_probe_tensors(fmt)
+        cfg = {"model_type": "probe", "quantization_config": int8_config()}
+        mods = {f"probe.{n}": int8_pin(t, f"probe.{n}") for n, _ in SHAPES8}
+        out.case(FAMILY, "probe-int8" if fmt else "probe-int8-no-weight-format", verdict="pass", layout=LAYOUT8, rules=RULES8,
+                 modules=mods, files={"model.safetensors": st_bytes(t), "config.json": cfg},
+                 source=f"bitsandbytes {bitsandbytes.__version__} int8_vectorwise_quant of fp16 "
+                        f"{', '.join(str(s) for _, s in SHAPES8)} (probe.a row 1 all zero)"
+                        f"{', with' if fmt else ', without'} weight_format; pins: int8_vectorwise_dequant (default kernel, f32)")
+        if fmt:
+            made = (t, cfg)
+    return made
+
+
+def int8_model(out):
+    import tempfile
+    import shutil
+    import torch
+    import bitsandbytes
+    import transformers
+    from transformers import LlamaConfig, LlamaForCausalLM
+    torch.manual_seed(3)
+    cfg = LlamaConfig(vocab_size=64, hidden_size=64, intermediate_size=128, num_hidden_layers=1, num_attention_heads=2,
+                      num_key_value_heads=2, max_position_embeddings=16, tie_word_embeddings=False)
+    d = tempfile.mkdtemp(prefix="pcgen-bnb8-")
+    try:
+        LlamaForCausalLM(cfg).to(torch.bfloat16).save_pretrained(d + "/src")
+        qm = LlamaForCausalLM.from_pretrained(d + "/src", quantization_config=int8_bnb_config(), device_map="cpu",
+                                              dtype=torch.bfloat16)
+        qm.save_pretrained(d + "/q")
+        files = {}
+        for n in ("config.json", "model.safetensors"):
+            with open(os.path.join(d, "q", n), "rb") as f:
+                files[n] = f.read()
+    finally:
+        shutil.rmtree(d)
+    t = st_load(files["model.safetensors"])
+    mods = {k[:-len(".SCB")]: None for k in t if k.endswith(".SCB")}
+    mods = {m: int8_pin(t, m) for m in sorted(mods)}
+    out.case(FAMILY, "model-int8", verdict="pass", layout=LAYOUT8, rules=RULES8, modules=mods, files=files,
+             source=f"transformers {transformers.__version__} + bitsandbytes {bitsandbytes.__version__} (CPU): a tiny bf16 "
+                    f"llama from_pretrained with BitsAndBytesConfig(load_in_8bit=True), save_pretrained; "
+                    f"pins: int8_vectorwise_dequant (default kernel, f32)")
+
+
+def int8_negatives(out, base):
+    import torch
+    import bitsandbytes
+    tensors0, cfg0 = base
+    A = "probe.a"
+
+    def neg(name, rule, what, t_edit=None, cfg_edit=None):
+        t = {k: v.clone() for k, v in tensors0.items()}
+        cfg = copy.deepcopy(cfg0)
+        if t_edit:
+            t_edit(t)
+        if cfg_edit:
+            cfg_edit(cfg)
+        out.case(FAMILY, name, verdict="reject", reject_rule=rule, rules=[rule], layout=LAYOUT8,
+                 files={"model.safetensors": st_bytes(t), "config.json": cfg},
+                 source=f"bitsandbytes {bitsandbytes.__version__} probe-int8 (int8_vectorwise_quant), then one change: {what}")
+
+    def setv(key, idx, v):
+        def f(t):
+            t[key][idx] = v
+        return f
+
+    neg("neg-bnb008-no-config", "BNB-008", "config.json without quantization_config", cfg_edit=lambda c: c.pop("quantization_config"))
+    neg("neg-bnb008-not-8bit", "BNB-008", "quantization_config load_in_8bit false",
+        cfg_edit=lambda c: c["quantization_config"].update(load_in_8bit=False))
+    neg("neg-bnb009-weight-u8", "BNB-009", f"{A}.weight stored as U8 (the same bytes)",
+        t_edit=lambda t: t.update({f"{A}.weight": t[f"{A}.weight"].view(torch.uint8).clone()}))
+    neg("neg-bnb009-weight-missing", "BNB-009", f"{A}.weight removed", t_edit=lambda t: t.pop(f"{A}.weight"))
+    neg("neg-bnb010-scb-short", "BNB-010", f"{A}.SCB without its last element",
+        t_edit=lambda t: t.update({f"{A}.SCB": t[f"{A}.SCB"][:-1].clone()}))
+    neg("neg-bnb010-scb-f16", "BNB-010", f"{A}.SCB stored as F16",
+        t_edit=lambda t: t.update({f"{A}.SCB": t[f"{A}.SCB"].to(torch.float16)}))
+    neg("neg-bnb011-scb-nan", "BNB-011", f"{A}.SCB[2] = NaN", t_edit=setv(f"{A}.SCB", 2, float("nan")))
+    neg("neg-bnb011-scb-negative", "BNB-011", f"{A}.SCB[0] negated",
+        t_edit=lambda t: t[f"{A}.SCB"].__setitem__(0, -t[f"{A}.SCB"][0]))
+    neg("neg-bnb012-col32", "BNB-012", f"{A}.weight_format = 1 (col32)",
+        t_edit=lambda t: t.update({f"{A}.weight_format": torch.tensor(1, dtype=torch.uint8)}))
+
+
 def _generate(out):
     made = probes(out)
     row_tail(out)
@@ -314,6 +456,9 @@ def _generate(out):
     negatives(out, made["probe-nf4-dq"])
     equiv_dq(out)
     equiv_int4(out)
+    base8 = int8_probes(out)
+    int8_model(out)
+    int8_negatives(out, base8)
 
 
 if __name__ == "__main__":

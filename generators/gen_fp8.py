@@ -271,6 +271,13 @@ def _generate(out):
     out.case(FAMILY, "deepseek-fp8-block", verdict="pass", layout="fp8-deepseek", rules=FP8_RULES, modules=ds_pins,
              files={"model.safetensors": st_bytes(ds_t), "config.json": DS_CONFIG}, source=ds_src + ". "
              "q_proj 260x400 (grid [3, 4]), down_proj 1000x300 (grid [8, 3]), up_proj 128x256 (exact blocks)")
+    # One module whose grid divides its shape (1000 / 8, 300 / 3): a reader that derives the block from the
+    # grid (125 x 100) decodes it without an error and wrong (transformers 5.24.0 Fp8Dequantize,
+    # reports/findings/transformers-5.24.0-1.md); in deepseek-fp8-block the 260-row module refuses first.
+    r_t, r_pins = ds_checkpoint([m for m in DS_MODS if m[1] == (1000, 300)])
+    out.case(FAMILY, "deepseek-fp8-rows-1000", verdict="pass", layout="fp8-deepseek", rules=FP8_RULES, modules=r_pins,
+             files={"model.safetensors": st_bytes(r_t), "config.json": DS_CONFIG}, source=ds_src + ". "
+             "down_proj 1000x300 alone (grid [8, 3]: a block derived from the shapes, 125x100, divides evenly)")
     equiv_pairs(out, ds_src, ct_src)
     # The negatives start from q_proj alone (grid [3, 4]), keeping the corpus small.
     negatives(out, bases, ds_checkpoint(DS_MODS[:1])[0], ds_src, ct_src)

@@ -13,7 +13,8 @@ import struct
 MODULE_PARTS = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape",
                 "weight_global_scale", "input_global_scale", "weight", "weight_scale_2", "input_scale",
                 "qweight", "qzeros", "scales", "g_idx", "biases",
-                "weight_scale_inv", "input_zero_point"}
+                "weight_scale_inv", "input_zero_point",
+                "SCB", "weight_format"}  # bitsandbytes LLM.int8: M.weight I8, M.SCB, M.weight_format
 # Parts with dots (bitsandbytes 4-bit: M.weight.absmax, M.weight.quant_state.bitsandbytes__nf4, ...).
 DOTTED_PARTS = ("weight.absmax", "weight.quant_map", "weight.nested_absmax", "weight.nested_quant_map",
                 "weight.quant_state.bitsandbytes__nf4", "weight.quant_state.bitsandbytes__fp4")

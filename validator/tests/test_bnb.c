@@ -1,4 +1,4 @@
-/* bitsandbytes 4-bit: the oracle and the fast unpack/dequantize held equal (odd and even element
+/* bitsandbytes 4-bit and LLM.int8: the oracle and the fast unpack/dequantize held equal (odd and even element
  * counts, every blocksize, partial last blocks), the nibble order and the FP4 table pinned, and the
  * BNB-006 limit on a sparse file. The library-written cases live in fixtures/bnb. */
 #include "core/util.h"
@@ -114,9 +114,56 @@ static void limit_sparse(void)
     rmdir(dir);
 }
 
+/* LLM.int8: fast vs oracle on every kernel set, random shapes (rows longer and shorter than the
+ * fast path's table threshold), misaligned buffers, every int8 byte, SCB from 0 to huge and
+ * subnormal; and the formula pinned on worked values (two f32 roundings, q * SCB first). */
+static void int8_case(size_t rows, size_t cols, size_t ms, size_t md, const char *impl)
+{
+    size_t n = rows * cols;
+    uint8_t *sb = malloc(ms + n + 1), *c1 = malloc(n + 1), *cb = malloc(md + n + 1);
+    float *scb = malloc(rows * 4 + 4), *w1 = malloc(n * 4 + 4), *wb = malloc((md + n) * 4 + 4);
+    uint8_t *src = sb + ms, *c2 = cb + md;
+    float *w2 = wb + md;
+    for (size_t i = 0; i < n; i++) src[i] = (uint8_t)rnd();
+    for (size_t r = 0; r < rows; r++)
+        scb[r] = r % 7 == 0 ? 0.0f : (float)(rnd() % 1000000) / 977.0f * (r % 5 == 1 ? 0x1p-135f : r % 5 == 2 ? 0x1p100f : 1.0f);
+    pc_bnb8_dequant_ref(src, rows, cols, scb, w1);
+    pc_bnb8_dequant_fast(src, rows, cols, scb, w2);
+    CHECK(!memcmp(w1, w2, n * 4), "%s: int8 dequant %zux%zu src+%zu out+%zu differs", impl, rows, cols, ms, md);
+    pc_bnb8_codes_ref(src, n, c1);
+    pc_bnb8_codes_fast(src, n, c2);
+    CHECK(!memcmp(c1, c2, n), "%s: int8 codes n=%zu differ", impl, n);
+    free(sb); free(c1); free(cb); free(scb); free(w1); free(wb);
+}
+
+static void int8_kernels(void)
+{
+    for (size_t k = 0; pc_kernels_available(k); k++) {
+        const char *impl = pc_kernels_available(k);
+        CHECK(pc_kernels_select(impl) == 0, "select %s", impl);
+        for (int iter = 0; iter < 200; iter++)
+            int8_case(1 + rnd() % 40, 1 + rnd() % (iter % 2 ? 3000 : 200), rnd() % 32, rnd() % 8, impl);
+        int8_case(64, 4096, 1, 3, impl);
+    }
+    pc_kernels_force(NULL);
+    /* q = -128 (byte 0x80) is code 0, q = 127 code 255, q = 0 code 128 */
+    uint8_t src[4] = {0x80, 0x7f, 0x00, 0xff}, codes[4];
+    pc_bnb8_codes_ref(src, 4, codes);
+    CHECK(codes[0] == 0 && codes[1] == 255 && codes[2] == 128 && codes[3] == 127, "codes are q + 128");
+    /* w = (q * SCB) * (1/127 as f32): q * SCB rounds first, so the product with 1/127 differs from
+     * q * (SCB / 127) for some SCB; 127 * SCB / 127 recovers SCB only up to those two roundings */
+    float scb = 0x1.8p+3f, w[4];
+    pc_bnb8_dequant_ref(src, 1, 4, &scb, w);
+    volatile float a = 127.0f * scb, c = PC_BNB8_RECIP;
+    CHECK(w[1] == a * c && w[2] == 0.0f && w[0] == (-128.0f * scb) * c, "w = f32(f32(q * SCB) * 0x1.020408p-7f)");
+    CHECK(PC_BNB8_RECIP == (float)7.874015718698502e-3 && (double)PC_BNB8_RECIP == 7.874015718698502e-3,
+          "bitsandbytes' constant is exactly an f32");
+}
+
 int main(void)
 {
     oracle_vs_fast();
+    int8_kernels();
     tables();
     limit_sparse();
     return test_finish();

@@ -35,3 +35,27 @@ const pc_bench_entry pc_bnb_bench[] = {
     {"bnb-fp4-f32", "bnb-4bit", 4, 4, f32_in, fp4_run, 0.80, 0, BNB_BS, f32_fill},
     {0},
 };
+
+/* LLM.int8: f32 weights from int8 rows of 4096 and one SCB per row (the src tail). */
+enum { BNB8_COLS = 4096 };
+static size_t i8_in(unsigned b, size_t n) { (void)b; return n + n / BNB8_COLS * 4; }
+static void i8_fill(uint8_t *src, size_t nbytes)
+{
+    size_t count = nbytes / (BNB8_COLS + 4) * BNB8_COLS;
+    for (size_t r = 0; r < count / BNB8_COLS; r++) {
+        float a = 0.5f + (float)(r % 13) * 0.07f;
+        memcpy(src + count + 4 * r, &a, 4);
+    }
+}
+static void i8_run(const pc_bench_case *c, pc_impl impl)
+{
+    pc_bnb8_dequant(impl)(c->src, c->count / BNB8_COLS, BNB8_COLS, (const float *)(const void *)(c->src + c->count), c->out);
+}
+static void i8_codes_run(const pc_bench_case *c, pc_impl impl) { pc_bnb8_codes(impl)(c->src, c->count, c->out); }
+static size_t i8_codes_in(unsigned b, size_t n) { (void)b; return n; }
+
+const pc_bench_entry pc_bnb_int8_bench[] = {
+    {"bnb-int8-codes", "bnb-int8", 8, 1, i8_codes_in, i8_codes_run, 0.80, 0, 1, NULL},
+    {"bnb-int8-f32", "bnb-int8", 8, 4, i8_in, i8_run, 0.80, 0, BNB8_COLS, i8_fill}, /* GB/s of f32 output */
+    {0},
+};

@@ -108,6 +108,19 @@ typedef void (*pc_bnb4_unpack_fn)(const uint8_t *src, size_t n, uint8_t *out);
 typedef void (*pc_bnb4_dequant_fn)(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
 static inline pc_bnb4_unpack_fn pc_bnb4_unpack(pc_impl impl) { return impl == PC_IMPL_REF ? pc_bnb4_unpack_ref : pc_bnb4_unpack_fast; }
 static inline pc_bnb4_dequant_fn pc_bnb4_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_bnb4_dequant_ref : pc_bnb4_dequant_fast; }
+/* bitsandbytes LLM.int8 (bitsandbytes 0.50.2 _ops.py, the "default" int8_vectorwise_dequant kernel:
+ * A * stats.view(-1, 1) * 7.874015718698502e-3): src holds rows x cols int8 bytes row-major, scb one
+ * f32 per row; out[r][c] = f32(f32(f32(q) * scb[r]) * 0x1.020408p-7f), two roundings in that order
+ * (the constant is exactly an f32, so torch's f32 scalar multiply is this one). codes = q + 128. */
+#define PC_BNB8_RECIP 0x1.020408p-7f
+void pc_bnb8_dequant_ref(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out);
+void pc_bnb8_dequant_fast(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out);
+void pc_bnb8_codes_ref(const uint8_t *src, size_t n, uint8_t *out);
+void pc_bnb8_codes_fast(const uint8_t *src, size_t n, uint8_t *out);
+typedef void (*pc_bnb8_dequant_fn)(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out);
+typedef void (*pc_bnb8_codes_fn)(const uint8_t *src, size_t n, uint8_t *out);
+static inline pc_bnb8_dequant_fn pc_bnb8_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_bnb8_dequant_ref : pc_bnb8_dequant_fast; }
+static inline pc_bnb8_codes_fn pc_bnb8_codes(pc_impl impl) { return impl == PC_IMPL_REF ? pc_bnb8_codes_ref : pc_bnb8_codes_fast; }
 /* The other GGUF legacy block types (ggml src/ggml-common.h), same interface as Q4_0: nblocks
  * blocks of 32 elements into codes[32*nblocks] and weights[32*nblocks], either may be NULL.
  *   Q8_0, 34 bytes: fp16 d, int8 qs[32]; codes = the int8 byte as stored (read as u8),
@@ -247,6 +260,8 @@ typedef struct pc_kernel_set {
     pc_bnb4_unpack_fn bnb4_unpack;
     pc_bnb4_dequant_fn bnb4_dequant;
     pc_fp8_row_fn fp8_row;
+    pc_bnb8_dequant_fn bnb8_dequant;  /* NULL: fast/bnb8.c's portable paths */
+    pc_bnb8_codes_fn bnb8_codes;
 } pc_kernel_set;
 
 extern const pc_kernel_set pc_kernels_scalar;

@@ -44,16 +44,22 @@ check_unchecked() {
     expect_rc 3 "$1: unpack with nothing decodable" -- "$PC" unpack "$TMP/$1" --out "$TMP/$1.view.safetensors"
     checks=$((checks + 1)); [ -e "$TMP/$1.view.safetensors" ] && { echo "FAIL: $1: unpack left a file"; fails=$((fails + 1)); }
 }
-check_unchecked llm-int8 '{"quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": true}}' \
-    '{"m.weight":{"dtype":"I8","shape":[2,4],"data_offsets":[0,8]},"m.SCB":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},"norm.weight":{"dtype":"F16","shape":[4],"data_offsets":[16,24]}}' 24 \
-    'bitsandbytes LLM.int8'
 check_unchecked hqq '{"quantization_config": {"quant_method": "hqq"}}' \
     '{"m.W_q":{"dtype":"U8","shape":[2,4],"data_offsets":[0,8]},"m.scale":{"dtype":"F16","shape":[2],"data_offsets":[8,12]}}' 12 \
     'quant_method .*hqq'
 check_unchecked no-config '' '{"m.qdata":{"dtype":"I32","shape":[2,4],"data_offsets":[0,32]}}' 32 'unknown'
-expect_grep '"checked":	0' "$TMP/llm-int8.json" "llm-int8: nothing checked"
-expect_grep '"plain":	1' "$TMP/llm-int8.json" "llm-int8: the F16 norm is plain"
-expect_grep '"unchecked":	2' "$TMP/llm-int8.json" "llm-int8: weight and SCB unchecked"
+check_unchecked modelopt-fp8 '{"quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8"}}' \
+    '{"m.weight":{"dtype":"F8_E4M3","shape":[2,4],"data_offsets":[0,8]},"m.weight_scale":{"dtype":"F32","shape":[],"data_offsets":[8,12]},"norm.weight":{"dtype":"F16","shape":[4],"data_offsets":[12,20]}}' 20 \
+    'modelopt FP8'
+expect_grep '"checked":	0' "$TMP/modelopt-fp8.json" "modelopt-fp8: nothing checked"
+expect_grep '"plain":	1' "$TMP/modelopt-fp8.json" "modelopt-fp8: the F16 norm is plain"
+expect_grep '"unchecked":	2' "$TMP/modelopt-fp8.json" "modelopt-fp8: weight and its F32 scale unchecked"
+# bitsandbytes LLM.int8 is decoded (formats/bnb_int8.c): weight and SCB checked, the norm plain.
+mkdir -p "$TMP/llm-int8"
+printf '%s\n' '{"quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": true}}' >"$TMP/llm-int8/config.json"
+mkst "$TMP/llm-int8/model.safetensors" '{"m.weight":{"dtype":"I8","shape":[2,4],"data_offsets":[0,8]},"m.SCB":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},"norm.weight":{"dtype":"F16","shape":[4],"data_offsets":[16,24]}}' 24
+expect_rc 0 "llm-int8: decoded and checked" -- "$PC" validate "$TMP/llm-int8"
+expect_grep 'tensors: 2 checked, 1 plain, 0 unchecked' "$TMP/out" "llm-int8: weight and SCB checked"
 
 # 3. The logical view's own format: M.codes and M.weight of different shapes break LV-001.
 mkst "$TMP/lv.safetensors" '{"m.codes":{"dtype":"U8","shape":[2,4],"data_offsets":[0,8]},"m.weight":{"dtype":"F32","shape":[4,2],"data_offsets":[8,40]}}' 40

@@ -59,6 +59,9 @@ void pc_mlx_run_scalar(const uint8_t *q, size_t n, float s, float b, pc_mlx_t t,
 /* fast/bnb4.c: the portable bitsandbytes paths (the kernel set's NULL slots). */
 void pc_bnb4_unpack_scalar(const uint8_t *src, size_t n, uint8_t *out);
 void pc_bnb4_dequant_scalar(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
+/* fast/bnb8.c: the portable LLM.int8 paths. */
+void pc_bnb8_dequant_scalar(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out);
+void pc_bnb8_codes_scalar(const uint8_t *src, size_t n, uint8_t *out);
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PC_NO_SIMD)
 #define PC_HAVE_X86_KERNELS 1
@@ -81,6 +84,9 @@ void pc_mlx_affine_avx2(const uint8_t *codes, size_t rows, size_t cols, size_t g
                         const float *biases, pc_mlx_t t, float *out);
 void pc_bnb4_unpack_avx2(const uint8_t *src, size_t n, uint8_t *out);
 void pc_bnb4_dequant_avx2(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out);
+/* bitsandbytes LLM.int8 (fast/bnb8_avx2.c). */
+void pc_bnb8_dequant_avx2(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out);
+void pc_bnb8_codes_avx2(const uint8_t *src, size_t n, uint8_t *out);
 /* GGUF block types (fast/gguf_avx2.c). */
 void pc_q8_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q4_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
