@@ -34,9 +34,18 @@ for r in reject-all accept-all crasher hanger; do
     else echo "$r: refused"; fi
 done
 
+# Each mutant's certify run is independent (its own report and log): run them JOBS at a time (this is
+# the suite's longest test, and under ASan it runs alone at the end), then judge them in list order.
+JOBS=${PACKCHECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+n=0
 for bug in $("$MUT" --list); do
-    run "mutant-$bug" "sh $R/mutant.sh $bug $PC $MUT {input} {output}"
-    rc=$?
+    { run "mutant-$bug" "sh $R/mutant.sh $bug $PC $MUT {input} {output}"; echo $? >"$TMP/rc-$bug"; } &
+    n=$((n + 1))
+    [ $((n % JOBS)) = 0 ] && wait
+done
+wait
+for bug in $("$MUT" --list); do
+    rc=$(cat "$TMP/rc-$bug" 2>/dev/null || echo 2)
     "$BIN/certify_check" "$TMP/mutant-$bug.json" "$bug" >"$TMP/check-$bug.txt"
     ck=$?
     checks=$((checks + 1))
