@@ -51,6 +51,8 @@ def weights(shape, seed):
 
 
 def ct_config(scheme, fmt="mxfp4-pack-quantized"):
+    # pcgen.ct_common.config_json does the same, but that module imports compressors 0.13.0 lacks
+    # (compressors.pack_quantized), and this generator also runs in the 0.13.0 venv.
     from compressed_tensors.compressors.model_compressors.model_compressor import ModelCompressor
     from compressed_tensors.quantization import QuantizationConfig
     qc = QuantizationConfig(config_groups={"group_0": scheme}, format=fmt,

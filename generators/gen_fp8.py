@@ -23,7 +23,6 @@ import copy
 import json
 import os
 import sys
-import tempfile
 
 from pcgen.corpus import module_pin
 from pcgen.venv import run_in_venv
@@ -111,20 +110,8 @@ def st_bytes(tensors):
 # ---------------------------------------------------------------- compressed-tensors
 
 def ct_config(schemes, fmt):
-    from compressed_tensors.compressors.model_compressors.model_compressor import ModelCompressor
-    from compressed_tensors.quantization import QuantizationConfig
-    qc = QuantizationConfig(config_groups=schemes, format=fmt, quantization_status="compressed", ignore=["lm_head"])
-    d = tempfile.mkdtemp(prefix="pcgen-fp8-")
-    try:
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump({"architectures": ["PackcheckFixture"], "model_type": "llama"}, f)
-        ModelCompressor(quantization_config=qc).update_config(d)
-        with open(os.path.join(d, "config.json")) as f:
-            return json.load(f)
-    finally:
-        for n in os.listdir(d):
-            os.unlink(os.path.join(d, n))
-        os.rmdir(d)
+    from pcgen.ct_common import config_json
+    return config_json(schemes, fmt=fmt)
 
 
 def ct_module(name, shape, seed, scheme, compressor, scale_dtype):

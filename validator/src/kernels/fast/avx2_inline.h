@@ -8,6 +8,35 @@
 
 #define AVX2_FN __attribute__((target("avx2,bmi2,f16c")))
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* An fp16 field (little-endian bytes) that is a NaN: such a block takes the scalar path, whose NaN
+ * payload is the oracle's (a compiler may commute a vector multiply's operands). */
+static inline bool half_is_nan(const uint8_t *p)
+{
+    unsigned h = (unsigned)p[0] | ((unsigned)p[1] << 8);
+    return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu);
+}
+
+static inline AVX2_FN float half_f32(const uint8_t *p)
+{
+    unsigned h = (unsigned)p[0] | ((unsigned)p[1] << 8);
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128((int)h))); /* exact, subnormals included */
+}
+
+/* out[i] = f32(q[i] - off) * s for n (multiple of 8) codes: (q - off) is exact in f32. */
+static inline AVX2_FN void f32_offset_mul(const uint8_t *q, size_t n, int off, float s, float *out)
+{
+    const __m256i o = _mm256_set1_epi32(off);
+    const __m256 vs = _mm256_set1_ps(s);
+    for (size_t i = 0; i < n; i += 8) {
+        __m256i v = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(q + i))), o);
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_cvtepi32_ps(v), vs));
+    }
+}
+
 /* 64 codes from 32 bytes: low nibble first. unpacklo/hi interleave within 128-bit lanes, so the
  * two vperm2i128 put the halves back in order. */
 static inline AVX2_FN void nibble_pair(const uint8_t *s, __m256i *first, __m256i *second)

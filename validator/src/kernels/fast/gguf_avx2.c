@@ -13,31 +13,6 @@
 #ifdef PC_HAVE_X86_KERNELS
 #include "avx2_inline.h"
 
-#include <stdbool.h>
-
-static inline bool half_is_nan(const uint8_t *p)
-{
-    unsigned h = (unsigned)p[0] | ((unsigned)p[1] << 8);
-    return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu);
-}
-
-static inline AVX2_FN float half_f32(const uint8_t *p)
-{
-    unsigned h = (unsigned)p[0] | ((unsigned)p[1] << 8);
-    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128((int)h))); /* exact, subnormals included */
-}
-
-/* out[i] = f32(q[i] - off) * s for n (multiple of 8) codes: (q - off) is exact in f32. */
-static inline AVX2_FN void f32_offset_mul(const uint8_t *q, size_t n, int off, float s, float *out)
-{
-    const __m256i o = _mm256_set1_epi32(off);
-    const __m256 vs = _mm256_set1_ps(s);
-    for (size_t i = 0; i < n; i += 8) {
-        __m256i v = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(q + i))), o);
-        _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_cvtepi32_ps(v), vs));
-    }
-}
-
 /* The 32 nibbles of 16 bytes in Q4_0's order: byte j low = element j, high = element j + 16. */
 static inline AVX2_FN __m256i nibbles16(const uint8_t *qs)
 {

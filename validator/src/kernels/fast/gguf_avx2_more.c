@@ -10,31 +10,6 @@
 #ifdef PC_HAVE_X86_KERNELS
 #include "avx2_inline.h"
 
-#include <stdbool.h>
-
-static inline bool d_is_nan(const uint8_t *p)
-{
-    unsigned h = (unsigned)p[0] | ((unsigned)p[1] << 8);
-    return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu);
-}
-
-static inline AVX2_FN float d_f32(const uint8_t *p)
-{
-    unsigned h = (unsigned)p[0] | ((unsigned)p[1] << 8);
-    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128((int)h))); /* exact, subnormals included */
-}
-
-/* out[i] = f32(q[i] - off) * s for n (multiple of 8) codes: (q - off) is exact in f32. */
-static inline AVX2_FN void offset_mul(const uint8_t *q, size_t n, int off, float s, float *out)
-{
-    const __m256i o = _mm256_set1_epi32(off);
-    const __m256 vs = _mm256_set1_ps(s);
-    for (size_t i = 0; i < n; i += 8) {
-        __m256i v = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(q + i))), o);
-        _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_cvtepi32_ps(v), vs));
-    }
-}
-
 /* ---- Q3_K: hmask[32], qs[64], scales[12], fp16 d at 108. Element 128h + 32j + l: bits 2j..2j+1 of
  * qs[32h + l] | bit 4h + j of hmask[l] << 2; w = f32(d * (sc - 32)) * (q - 4) per group of 16. The
  * 16-bit shifts pull the neighbour byte's bits into the top only, which the masks drop (shift <= 7). */
@@ -55,12 +30,12 @@ AVX2_FN void pc_q3_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
         }
         if (codes) memcpy(codes + 256 * b, q, 256);
         if (!weights) continue;
-        if (d_is_nan(blk + 108)) { pc_q3_k_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
-        const float d = d_f32(blk + 108);
+        if (half_is_nan(blk + 108)) { pc_q3_k_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
+        const float d = half_f32(blk + 108);
         const uint8_t *s = blk + 96;
         for (unsigned g = 0; g < 16; g++) {
             unsigned lo = g < 8 ? (s[g] & 15u) : (unsigned)(s[g - 8] >> 4), hi = (s[8 + g % 4] >> (2 * (g / 4))) & 3u;
-            offset_mul(q + 16 * g, 16, 4, d * (float)((int)(lo | (hi << 4)) - 32), weights + 256 * b + 16 * g);
+            f32_offset_mul(q + 16 * g, 16, 4, d * (float)((int)(lo | (hi << 4)) - 32), weights + 256 * b + 16 * g);
         }
     }
 }
@@ -79,8 +54,8 @@ AVX2_FN void pc_tq2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         }
         if (codes) memcpy(codes + 256 * b, q, 256);
         if (!weights) continue;
-        if (d_is_nan(blk + 64)) pc_tq2_0_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        else offset_mul(q, 256, 1, d_f32(blk + 64), weights + 256 * b);
+        if (half_is_nan(blk + 64)) pc_tq2_0_decode_scalar(blk, 1, NULL, weights + 256 * b);
+        else f32_offset_mul(q, 256, 1, half_f32(blk + 64), weights + 256 * b);
     }
 }
 
@@ -113,8 +88,8 @@ AVX2_FN void pc_tq1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
             for (unsigned j = 0; j < 4; j++) q[240 + 4 * n + j] = (uint8_t)(((unsigned)(uint8_t)(blk[48 + j] * pow3[n]) * 3u) >> 8);
         if (codes) memcpy(codes + 256 * b, q, 256);
         if (!weights) continue;
-        if (d_is_nan(blk + 52)) pc_tq1_0_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        else offset_mul(q, 256, 1, d_f32(blk + 52), weights + 256 * b);
+        if (half_is_nan(blk + 52)) pc_tq1_0_decode_scalar(blk, 1, NULL, weights + 256 * b);
+        else f32_offset_mul(q, 256, 1, half_f32(blk + 52), weights + 256 * b);
     }
 }
 
