@@ -200,6 +200,20 @@ def models(out):
                                      f"double_quant={dq}), save_pretrained; pins: dequantize_4bit (f32)")
 
 
+def edited_case(out, base, name, rule, layout, origin, what, t_edit=None, cfg_edit=None):
+    """A negative case: the base probe's tensors and config with one change, rejected by `rule`."""
+    tensors0, cfg0 = base
+    t = {k: v.clone() for k, v in tensors0.items()}
+    cfg = copy.deepcopy(cfg0)
+    if t_edit:
+        t_edit(t)
+    if cfg_edit:
+        cfg_edit(cfg)
+    out.case(FAMILY, name, verdict="reject", reject_rule=rule, rules=[rule], layout=layout,
+             files={"model.safetensors": st_bytes(t), "config.json": cfg},
+             source=f"{origin}, then one change: {what}")
+
+
 def negatives(out, base):
     import torch
     import bitsandbytes
@@ -207,15 +221,8 @@ def negatives(out, base):
     A = "probe.a"
 
     def neg(name, rule, what, t_edit=None, cfg_edit=None):
-        t = {k: v.clone() for k, v in tensors0.items()}
-        cfg = copy.deepcopy(cfg0)
-        if t_edit:
-            t_edit(t)
-        if cfg_edit:
-            cfg_edit(cfg)
-        out.case(FAMILY, name, verdict="reject", reject_rule=rule, rules=[rule], layout=LAYOUT,
-                 files={"model.safetensors": st_bytes(t), "config.json": cfg},
-                 source=f"bitsandbytes {bitsandbytes.__version__} probe-nf4-dq (quantize_4bit, as_dict), then one change: {what}")
+        edited_case(out, base, name, rule, LAYOUT, f"bitsandbytes {bitsandbytes.__version__} probe-nf4-dq "
+                    f"(quantize_4bit, as_dict)", what, t_edit, cfg_edit)
 
     QS = f"{A}.weight.quant_state.bitsandbytes__nf4"
 
@@ -417,15 +424,8 @@ def int8_negatives(out, base):
     A = "probe.a"
 
     def neg(name, rule, what, t_edit=None, cfg_edit=None):
-        t = {k: v.clone() for k, v in tensors0.items()}
-        cfg = copy.deepcopy(cfg0)
-        if t_edit:
-            t_edit(t)
-        if cfg_edit:
-            cfg_edit(cfg)
-        out.case(FAMILY, name, verdict="reject", reject_rule=rule, rules=[rule], layout=LAYOUT8,
-                 files={"model.safetensors": st_bytes(t), "config.json": cfg},
-                 source=f"bitsandbytes {bitsandbytes.__version__} probe-int8 (int8_vectorwise_quant), then one change: {what}")
+        edited_case(out, base, name, rule, LAYOUT8, f"bitsandbytes {bitsandbytes.__version__} probe-int8 "
+                    f"(int8_vectorwise_quant)", what, t_edit, cfg_edit)
 
     def setv(key, idx, v):
         def f(t):
