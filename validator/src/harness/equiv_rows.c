@@ -112,14 +112,25 @@ void pc_row_perm_ranges(const pc_row_perm *p, char *buf, size_t n)
             if (runs++ < MAX_RANGES && len < n) {
                 char ex[32] = "";
                 if (p->E > 1) snprintf(ex, sizeof ex, "expert %llu ", (unsigned long long)e);
-                int w = snprintf(buf + len, n - len, "%s%srows %llu-%llu hold %ssource rows %llu-%llu", runs > 1 ? ", " : "", ex,
-                                 (unsigned long long)a, (unsigned long long)r, runs > 1 ? "" : "the ", (unsigned long long)f[a],
-                                 (unsigned long long)f[r]);
+                int w = a == r ? snprintf(buf + len, n - len, "%s%srow %llu holds source row %llu", runs > 1 ? ", " : "", ex, (unsigned long long)a,
+                                          (unsigned long long)f[a])
+                               : snprintf(buf + len, n - len, "%s%srows %llu-%llu hold source rows %llu-%llu", runs > 1 ? ", " : "", ex,
+                                          (unsigned long long)a, (unsigned long long)r, (unsigned long long)f[a], (unsigned long long)f[r]);
                 if (w > 0) len += (size_t)w < n - len ? (size_t)w : n - len - 1;
             }
             r++;
         }
     if (runs > MAX_RANGES && len < n) snprintf(buf + len, n - len, ", and %zu more runs", runs - MAX_RANGES);
+}
+
+uint64_t pc_row_perm_group(const pc_row_perm *p)
+{
+    for (uint64_t g = 2; g <= 64 && g < p->N; g *= 2) {
+        bool inside = true;
+        for (uint64_t r = 0; r < p->E * p->N && inside; r++) inside = p->from[r] / g == r % p->N / g;
+        if (inside) return g;
+    }
+    return 0;
 }
 
 /* ---- equiv's diagnosis ---- */
@@ -176,8 +187,11 @@ void pc_equiv_rows(const pc_input *src, const pc_module *m, const uint8_t *ca, c
     if (rc || !p.moved) { pc_row_perm_free(&p); return; }
     char ranges[400], note[160] = "", detail[800];
     pc_row_perm_ranges(&p, ranges, sizeof ranges);
-    int n = snprintf(detail, sizeof detail, "the target's codes are the source's with rows permuted: %s (%llu of %llu rows moved); ", ranges,
-                     (unsigned long long)p.moved, (unsigned long long)(E * N));
+    char group[120] = "";
+    uint64_t g = pc_row_perm_group(&p);
+    if (g) snprintf(group, sizeof group, ", each within its aligned group of %llu rows: the pattern of a packed word's slot order", (unsigned long long)g);
+    int n = snprintf(detail, sizeof detail, "the target's codes are the source's with rows permuted: %s (%llu of %llu rows moved%s); ", ranges,
+                     (unsigned long long)p.moved, (unsigned long long)(E * N), group);
     size_t at = n > 0 && (size_t)n < sizeof detail ? (size_t)n : strlen(detail);
     if (weights_moved(&p, wa, wb, close, tol)) {
         snprintf(detail + at, sizeof detail - at, "their weights moved with them (scale rows permuted too): a reader must undo the permutation, "

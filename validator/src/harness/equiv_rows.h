@@ -26,9 +26,13 @@ typedef struct pc_row_perm {
 int pc_row_perm_find(const uint8_t *src, const uint8_t *dst, uint64_t E, uint64_t N, uint64_t K, pc_row_perm *p);
 void pc_row_perm_free(pc_row_perm *p);
 
-/* The moved rows as ranges: "rows 0-127 hold source rows 128-255, rows 128-255 hold 0-127" (per
+/* The moved rows as ranges: "rows 0-127 hold source rows 128-255, rows 128-255 hold source rows 0-127" (per
  * expert when E > 1; at most a few ranges, then how many more). */
 void pc_row_perm_ranges(const pc_row_perm *p, char *buf, size_t n);
+
+/* The smallest aligned group (2, 4, ... 64 rows) no row leaves, or 0: a permutation inside groups of 8
+ * is what a packed word's slot order looks like in the logical view, not a converter reordering heads. */
+uint64_t pc_row_perm_group(const pc_row_perm *p);
 
 /* equiv's diagnosis for module m whose codes differ: when the target's rows (cb, wb) are a
  * permutation of the source's (ca, wa), add "diagnosis" {"bug", "title", "detail"} to js:
