@@ -475,7 +475,7 @@ static bool rows_kept_match(const dg_module *m, const uint8_t *gc, const float *
 static int explains(const dg_module *m, pc_bug b, int v, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *wchk, char *ranges, size_t n)
 {
     *ranges = 0;
-    if (dg_bugs[b].sim == DG_SIM_ROW_SWAP) return rows_kept_match(m, gc, gw, got_k, ulp, wchk, ranges, n);
+    if (dg_bugs[b].sim == DG_SIM_ROW_SWAP && gc) return rows_kept_match(m, gc, gw, got_k, ulp, wchk, ranges, n); /* weights only: the simulation's swap */
     dg_out o;
     int rc = dg_simulate(m, b, v, &o);
     if (rc) return rc < 0 ? -1 : 0;
