@@ -275,7 +275,8 @@ def equiv_pairs(out, ds_src, ct_src):
     float32 scales (target): both compute s = amax / 448 per zero-padded block and cast w / s to
     float8_e4m3fn, so `packcheck equiv` must find them equal. Then a row-permuting converter that
     swaps q_proj's first two 128-row blocks of the weight but not its scale rows (sgl-project/sglang
-    PR #35703): the codes move, so the pair differs."""
+    PR #35703): the codes move, so the pair differs, diagnosed rows-permuted-scales-kept; and its twin
+    that moves the scale rows too (differs by position, diagnosed rows-permuted)."""
     import torch
     from compressed_tensors.quantization import QuantizationScheme
     from compressed_tensors.quantization.quant_scheme import FP8_BLOCK
@@ -293,19 +294,28 @@ def equiv_pairs(out, ds_src, ct_src):
     what = ct_src.format(preset="FP8_BLOCK", comp="FloatQuantizationCompressor", fmt="float-quantized")
     Q = mods[0][0]
 
-    def pair(name, target, verdict, rule, note):
+    def pair(name, target, verdict, rule, note, diagnosis=None):
         files = dict(src_files)
         files.update({"target/model.safetensors": st_bytes(target), "target/config.json": cfg})
+        # "diagnosis": module -> the bug equiv must name for it; modules not listed must get none.
+        eq = {"source": "source", "target": "target", "verdict": verdict, "rule": rule, "diagnosis": diagnosis or {}}
         out.case(FAMILY, name, verdict="pass", layout="fp8-deepseek", input="source", files=files, modules=ds_pins,
                  rules=FP8_RULES, source=f"source: {ds_src}; target: {what} (float32 scales) over the same bf16 weights. {note}",
-                 extra={"equiv": {"source": "source", "target": "target", "verdict": verdict, "rule": rule}})
+                 extra={"equiv": eq})
 
     pair("equiv-deepseek-vs-ct-block", ct_t, "equal", None, "The two layouts of one quantized model")
     perm = dict(ct_t)
     w = ct_t[f"{Q}.weight"]
     perm[f"{Q}.weight"] = torch.cat([w[128:256], w[:128], w[256:]]).contiguous()
     pair("equiv-ct-rows-permuted-scales-kept", perm, "differ", "EQ-002",
-         "target: q_proj.weight rows 0-127 and 128-255 swapped, weight_scale rows left in place")
+         "target: q_proj.weight rows 0-127 and 128-255 swapped, weight_scale rows left in place",
+         {Q: "rows-permuted-scales-kept"})
+    moved = dict(perm)
+    s = ct_t[f"{Q}.weight_scale"]
+    moved[f"{Q}.weight_scale"] = torch.cat([s[1:2], s[:1], s[2:]]).contiguous()
+    pair("equiv-ct-rows-permuted-with-scales", moved, "differ", "EQ-002",
+         "target: q_proj.weight rows 0-127 and 128-255 swapped and weight_scale rows 0 and 1 with them "
+         "(the same weights at other positions)", {Q: "rows-permuted"})
 
 
 def negatives(out, bases, ds_t, ds_src, ct_src):

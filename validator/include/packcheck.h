@@ -291,6 +291,8 @@ typedef struct pc_diag_layout {
     bool zero_shift;             /* zero point +-1 misreads apply (version conventions) */
     int zero_wrap;               /* stored zero 2^b - 1 read as 0 instead of this value (0: n/a) */
     bool scale_divided;          /* a reader may divide by the scale instead of multiplying */
+    uint64_t row_block;          /* rows per scale block along N (block-scaled modules): a converter may
+                                    permute rows without their scale rows (0: scales do not vary by row block) */
 } pc_diag_layout;
 
 typedef struct pc_diag_params {

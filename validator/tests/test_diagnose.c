@@ -1,6 +1,7 @@
 /* Diagnosis simulations on hand-built modules, checked against FORMATS.md's worked vectors, and
  * dg_diagnose naming each bug from its own output. No format module needed. */
 #include "harness/diagnose.h"
+#include "harness/equiv_rows.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -241,8 +242,49 @@ static void test_ulp(void)
     CHECK(pc_bug_parse("awq-order") == PC_BUG_AWQ_ORDER && pc_bug_parse("nope") == -1, "bug ids parse");
 }
 
+/* Rows permuted without their scale rows: the simulation (row blocks 0 and 1 swapped) names itself,
+ * and any other permutation is found by row matching; rows that took their scales along are not
+ * this bug, and a module whose scales do not vary by row block is not diagnosed at all. */
+static void test_rows_permuted(void)
+{
+    fixture x;
+    make(&x, "rows-test", 8, 8, 4, pat16, 0, false);
+    x.m.p.lay.row_block = 2;
+    names_itself(&x.m, PC_BUG_ROWS_SCALES_KEPT, 0);
+    size_t n = x.m.numel;
+    uint8_t *c = malloc(n);
+    float *kept = malloc(n * sizeof *kept), *moved = malloc(n * sizeof *moved);
+    for (size_t i = 0; i < n; i++) { /* rows reversed */
+        size_t from = (7 - i / 4) * 4 + i % 4;
+        c[i] = x.codes[from];
+        kept[i] = (float)c[i] * x.m.p.s[i];
+        moved[i] = x.w[from];
+    }
+    cJSON *d = dg_diagnose(&x.m, c, kept, 4, 0);
+    const char *bug = d ? cJSON_GetObjectItem(d, "bug")->valuestring : "(none)", *det = d ? cJSON_GetObjectItem(d, "detail")->valuestring : "";
+    CHECK(!strcmp(bug, "rows-permuted-scales-kept"), "reversed rows, scales kept: diagnosis %s", bug);
+    CHECK(strstr(det, "row 0 holds source row 7") != NULL, "the detail names the moved rows: %s", det);
+    cJSON_Delete(d);
+    d = dg_diagnose(&x.m, c, moved, 4, 0);
+    CHECK(!d || strcmp(cJSON_GetObjectItem(d, "bug")->valuestring, "rows-permuted-scales-kept"), "rows that took their scales are not scales-kept");
+    cJSON_Delete(d);
+    x.m.p.lay.row_block = 0;
+    d = dg_diagnose(&x.m, c, kept, 4, 0);
+    CHECK(!d, "no row blocks, no row diagnosis");
+    cJSON_Delete(d);
+    /* The finder: identity first for duplicate rows, a missing row is no permutation. */
+    uint8_t a[6] = {1, 1, 2, 2, 1, 1}, b[6] = {2, 2, 1, 1, 1, 1}, z[6] = {2, 2, 1, 1, 3, 3};
+    pc_row_perm p;
+    CHECK(pc_row_perm_find(a, b, 1, 3, 2, &p) == 0 && p.moved == 2 && p.from[0] == 1 && p.from[1] == 0 && p.from[2] == 2, "duplicate rows pair identity first");
+    pc_row_perm_free(&p);
+    CHECK(pc_row_perm_find(a, z, 1, 3, 2, &p) == 1, "a row the source lacks: no permutation");
+    free(c); free(kept); free(moved);
+    drop(&x);
+}
+
 int main(void)
 {
+    test_rows_permuted();
     test_awq_order();
     test_sign_ext();
     test_q4_0_and_fp4();

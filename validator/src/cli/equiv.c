@@ -41,6 +41,8 @@ static void print_outcome(const cJSON *raw)
         printf("  %-6s %s", pc_json_str(m, "status"), pc_json_str(m, "module"));
         if (cJSON_IsNumber(ulp)) printf("  (max %.0f ULP)", ulp->valuedouble);
         printf("\n");
+        const cJSON *dg = cJSON_GetObjectItem(m, "diagnosis");
+        if (cJSON_IsObject(dg)) printf("         diagnosis: %s: %s\n", pc_json_str(dg, "bug"), pc_json_str(dg, "detail"));
     }
     const cJSON *fd = cJSON_GetObjectItem(doc, "first_difference");
     if (cJSON_IsObject(fd)) printf("first difference: %s %s: %s\n", pc_json_str(fd, "rule"), pc_json_str(fd, "tensor"), pc_json_str(fd, "message"));

@@ -570,12 +570,15 @@ out:
     return rc;
 }
 
-/* DeepSeek stores weight_scale_inv (multiply); a reader may divide by it. */
+/* DeepSeek stores weight_scale_inv (multiply); a reader may divide by it. A block grid with more
+ * than one row of blocks gives each bh rows their own scale row: a converter that permutes rows
+ * must move those too (sgl-project/sglang PR #35703 did not). */
 static int fp8_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
 {
     (void)in;
     bool deepseek = pm->layout && !strcmp(pm->layout, k_layout[F8_DEEPSEEK]);
-    p->lay = (pc_diag_layout){.scale_divided = deepseek};
+    const f8_module *d = pm->priv;
+    p->lay = (pc_diag_layout){.scale_divided = deepseek, .row_block = d && d->bh > 1 && d->gr > 1 ? d->bh : 0};
     p->kind = pm->layout && !strcmp(pm->layout, k_layout[F8_CT_INT]) ? PC_DIAG_INT : PC_DIAG_E4M3;
     return want ? fp8_diag_fill(pm, p) : 0;
 }

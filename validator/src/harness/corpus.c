@@ -233,8 +233,30 @@ static void check_verdict(const pc_case *k, const pc_result *r, cJSON *probs)
     }
 }
 
+/* expect.json's equiv "diagnosis" maps a module to the bug equiv must name for it (equiv_rows.h);
+ * when the map is given, every other module must get none ({} asserts that nothing is diagnosed).
+ * Cases without it are not asserted (their generators predate the diagnosis). */
+static void check_diagnoses(const cJSON *doc, const cJSON *want, cJSON *probs)
+{
+    if (!want) return;
+    if (!cJSON_IsObject(want)) { problem(probs, NULL, "expect.json: equiv diagnosis is not an object"); return; }
+    const cJSON *m, *w;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "modules")) {
+        const char *name = pc_json_str(m, "module"), *got = pc_json_str(cJSON_GetObjectItem(m, "diagnosis"), "bug");
+        const cJSON *x = want ? cJSON_GetObjectItem(want, name) : NULL;
+        const char *exp = cJSON_IsString(x) ? x->valuestring : "";
+        if (strcmp(got, exp)) problem(probs, NULL, "%s: equiv diagnosis %s, expected %s", name, *got ? got : "none", *exp ? exp : "none");
+    }
+    cJSON_ArrayForEach(w, want) {
+        bool seen = false;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "modules")) seen |= !strcmp(pc_json_str(m, "module"), w->string);
+        if (!seen) problem(probs, NULL, "expect.json: equiv diagnosis names %s, a module equiv did not compare", w->string);
+    }
+}
+
 /* An equivalence case (CONTRACT 7): expect.json's "equiv" names two sub-folders and the verdict
- * `packcheck equiv` must reach on them, with the rule of the first difference when they differ. */
+ * `packcheck equiv` must reach on them, with the rule of the first difference when they differ,
+ * and the diagnosis of each module (check_diagnoses). */
 static cJSON *check_equiv(const pc_case *k, const cJSON *eq, pc_profile prof, cJSON *probs)
 {
     const char *want = pc_json_str(eq, "verdict");
@@ -253,6 +275,7 @@ static cJSON *check_equiv(const pc_case *k, const cJSON *eq, pc_profile prof, cJ
                                         pc_json_str(cJSON_GetObjectItem(doc, "first_difference"), "message"), want);
     else if (*rule && strcmp(rule, got_rule)) problem(probs, NULL, "equiv differs by %s (%s), expected %s", got_rule,
                                                      pc_json_str(cJSON_GetObjectItem(doc, "first_difference"), "message"), rule);
+    if (doc) check_diagnoses(doc, cJSON_GetObjectItem(eq, "diagnosis"), probs);
     /* The pair's own results (the last entry of its inputs) feed the corpus's per-rule rollup. */
     cJSON *ins = cJSON_GetObjectItem(doc, "inputs");
     cJSON *pair = ins ? cJSON_DetachItemFromArray(ins, cJSON_GetArraySize(ins) - 1) : NULL;

@@ -2,6 +2,7 @@
  * output equals. See diagnose.h for the model. Which bugs a module admits, and how its bytes are
  * laid out, come from its format (pc_format.diag_params): this file names no format. */
 #include "diagnose.h"
+#include "equiv_rows.h"
 
 #include "../core/arith.h"
 #include "../core/diag_util.h"
@@ -50,6 +51,8 @@ static float weight_of(const dg_module *m, size_t i, int v, float s, int zq)
     if (m->p.kind == PC_DIAG_AFFINE && m->p.bias && m->p.affine) return affine_weight(m, i, v, s, 1.0f);
     return unscaled(m, v, zq) * s;
 }
+
+float dg_weight(const dg_module *m, size_t i, int v) { return weight_of(m, i, v, m->p.s[i], m->p.zq[i]); }
 
 bool dg_f32_close(float a, float b, unsigned ulp)
 {
@@ -267,6 +270,20 @@ static bool remap_stream_alt(const dg_module *m, int16_t *val, int64_t *src)
     return true;
 }
 
+/* A converter that permutes rows of a block-scaled module: here the first two row blocks trade
+ * places in every expert; apply_remap then uses the scale of each output position, i.e. the scale
+ * rows stay where they were. */
+static bool remap_row_swap(const dg_module *m, int64_t *src)
+{
+    uint64_t rb = m->p.lay.row_block;
+    if (!rb || m->N / 2 < rb) return false;
+    for (uint64_t e = 0; e < m->E; e++)
+        for (uint64_t n = 0; n < m->N; n++)
+            for (uint64_t k = 0; k < m->K; k++)
+                src[idx(m, e, n, k)] = (int64_t)idx(m, e, n < rb ? n + rb : n < 2 * rb ? n - rb : n, k);
+    return true;
+}
+
 static int apply_remap(const dg_module *m, const remap *r, dg_out *out)
 {
     const float *s = m->p.s;
@@ -290,6 +307,7 @@ static bool remap_for(const dg_module *m, dg_sim sim, remap *r)
     case DG_SIM_NIBBLE: return remap_nibble_swap(m, r->src);
     case DG_SIM_SIGN_EXT: return remap_sign_ext(m, r->src, r->val);
     case DG_SIM_MSB_FIRST: return remap_msb_first(m, r->src);
+    case DG_SIM_ROW_SWAP: return remap_row_swap(m, r->src);
     default: return remap_stream_alt(m, r->val, r->src);
     }
 }
@@ -396,6 +414,7 @@ int dg_simulate(const dg_module *m, pc_bug b, int variant, dg_out *out)
     int rc;
     switch (dg_bugs[b].sim) {
     case DG_SIM_PACK_AXIS: case DG_SIM_SLOT_ORDER: case DG_SIM_NIBBLE: case DG_SIM_SIGN_EXT: case DG_SIM_STREAM_ALT: case DG_SIM_MSB_FIRST:
+    case DG_SIM_ROW_SWAP:
         rc = sim_remap(m, dg_bugs[b].sim, out);
         break;
     case DG_SIM_PAD:
@@ -431,38 +450,77 @@ static bool matches(const dg_module *m, pc_bug b, const dg_out *o, const uint8_t
     return true;
 }
 
+/* A reader that permuted rows without their scale rows, recognised by row matching rather than by
+ * the simulation's one swap: the output's codes are any non-identity permutation of the reference's
+ * rows (per expert), and each output weight is its code dequantized with the parameters of its own
+ * position. The moved ranges go into `ranges`. */
+static bool rows_kept_match(const dg_module *m, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *wchk, char *ranges, size_t n)
+{
+    *wchk = false;
+    if (!m->p.lay.row_block || !gc || got_k != m->K) return false;
+    pc_row_perm p;
+    if (pc_row_perm_find(m->codes, gc, m->E, m->N, m->K, &p)) return false;
+    bool hit = p.moved > 0;
+    if (hit && gw && m->p.s) {
+        for (size_t i = 0; i < m->numel && hit; i++) hit = dg_f32_close(gw[i], dg_weight(m, i, gc[i]), ulp);
+        *wchk = hit;
+    }
+    if (hit) pc_row_perm_ranges(&p, ranges, n);
+    pc_row_perm_free(&p);
+    return hit;
+}
+
+/* Does bug b (direction v) explain the output? Row permutations by row matching, the rest by
+ * simulation. Returns 1 yes, 0 no, -1 out of memory. */
+static int explains(const dg_module *m, pc_bug b, int v, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *wchk, char *ranges, size_t n)
+{
+    *ranges = 0;
+    if (dg_bugs[b].sim == DG_SIM_ROW_SWAP && gc) return rows_kept_match(m, gc, gw, got_k, ulp, wchk, ranges, n); /* weights only: the simulation's swap */
+    dg_out o;
+    int rc = dg_simulate(m, b, v, &o);
+    if (rc) return rc < 0 ? -1 : 0;
+    bool hit = matches(m, b, &o, gc, gw, got_k, ulp, wchk);
+    dg_out_free(&o);
+    return hit;
+}
+
+static cJSON *new_diagnosis(pc_bug b, int v, bool codes, bool weights, bool wchk, const char *ranges)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "bug", pc_bug_id(b));
+    cJSON_AddStringToObject(d, "title", pc_bug_title(b));
+    char detail[600];
+    if (*ranges)
+        snprintf(detail, sizeof detail, "codes are the reference's with rows permuted: %s; %s", ranges,
+                 weights ? (wchk ? "each weight uses the scale of its own row, not of the row its code came from" : "weights not re-derivable") : "no weights written");
+    else
+        snprintf(detail, sizeof detail, "%s%s%s", dg_bugs[b].sim == DG_SIM_ZERO_SHIFT ? (v ? "zero point +1; " : "zero point -1; ") : "",
+                 codes ? "codes match the simulation" : "weights match the simulation",
+                 codes && weights ? (wchk ? ", weights too" : "; weights not re-derivable") : "");
+    cJSON_AddStringToObject(d, "detail", detail);
+    cJSON_AddArrayToObject(d, "also");
+    return d;
+}
+
 /* Every bug (and direction) whose simulation equals the reader's output: the first is named, the
  * others listed, since on some shapes two bugs write the same thing. */
 cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *got_weights, uint64_t got_k, unsigned ulp)
 {
-    cJSON *d = NULL, *also = NULL;
+    cJSON *d = NULL;
+    char ranges[400];
     for (int b = 0; b < PC_BUG_COUNT; b++)
         for (int v = 0; v < pc_bug_variants((pc_bug)b); v++) {
-            dg_out o;
-            int rc = dg_simulate(m, (pc_bug)b, v, &o);
-            if (rc < 0) return d;
-            if (rc) continue;
             bool wchk;
-            bool hit = matches(m, (pc_bug)b, &o, got_codes, got_weights, got_k, ulp, &wchk);
-            dg_out_free(&o);
+            int hit = explains(m, (pc_bug)b, v, got_codes, got_weights, got_k, ulp, &wchk, ranges, sizeof ranges);
+            if (hit < 0) return d;
             if (!hit) continue;
-            if (d) {
-                bool dup = false;
-                const cJSON *x;
-                cJSON_ArrayForEach(x, also) dup |= !strcmp(x->valuestring, pc_bug_id((pc_bug)b));
-                if (!dup && strcmp(pc_bug_id((pc_bug)b), cJSON_GetObjectItem(d, "bug")->valuestring))
-                    cJSON_AddItemToArray(also, cJSON_CreateString(pc_bug_id((pc_bug)b)));
-                continue;
-            }
-            d = cJSON_CreateObject();
-            cJSON_AddStringToObject(d, "bug", pc_bug_id((pc_bug)b));
-            cJSON_AddStringToObject(d, "title", pc_bug_title((pc_bug)b));
-            char detail[200];
-            snprintf(detail, sizeof detail, "%s%s%s", dg_bugs[b].sim == DG_SIM_ZERO_SHIFT ? (v ? "zero point +1; " : "zero point -1; ") : "",
-                     got_codes ? "codes match the simulation" : "weights match the simulation",
-                     got_codes && got_weights ? (wchk ? ", weights too" : "; weights not re-derivable") : "");
-            cJSON_AddStringToObject(d, "detail", detail);
-            also = cJSON_AddArrayToObject(d, "also");
+            if (!d) { d = new_diagnosis((pc_bug)b, v, got_codes, got_weights, wchk, ranges); continue; }
+            cJSON *also = cJSON_GetObjectItem(d, "also");
+            bool dup = false;
+            const cJSON *x;
+            cJSON_ArrayForEach(x, also) dup |= !strcmp(x->valuestring, pc_bug_id((pc_bug)b));
+            if (!dup && strcmp(pc_bug_id((pc_bug)b), cJSON_GetObjectItem(d, "bug")->valuestring))
+                cJSON_AddItemToArray(also, cJSON_CreateString(pc_bug_id((pc_bug)b)));
         }
     return d;
 }

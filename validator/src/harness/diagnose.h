@@ -35,6 +35,7 @@ typedef enum pc_bug {
     PC_BUG_BNB_ROW_BLOCKS,   /* bitsandbytes blocks counted per row instead of over the flattened tensor */
     PC_BUG_BNB_NESTED_OFFSET,/* bitsandbytes nested (double-quant) absmax: offset dropped */
     PC_BUG_E8M0_BIAS,        /* E8M0 exponent read with bias 127 where the writer used 125, or the reverse */
+    PC_BUG_ROWS_SCALES_KEPT, /* block-scaled rows permuted, their scale rows left in place (sglang PR #35703) */
     PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
                                 diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */
@@ -61,7 +62,8 @@ typedef enum dg_sim {
     DG_SIM_ALT_SCALE,   /* an alternative scale (pc_diag_alt) the format provides */
     DG_SIM_BIAS_SUB,    /* affine bias subtracted */
     DG_SIM_SCALE_DIV,   /* divided by the scale instead of multiplied */
-    DG_SIM_ZERO_WRAP    /* a stored zero point that wraps decoded as 0 */
+    DG_SIM_ZERO_WRAP,   /* a stored zero point that wraps decoded as 0 */
+    DG_SIM_ROW_SWAP     /* row blocks 0 and 1 swapped, scales applied unpermuted (diagnosed by row matching) */
 } dg_sim;
 
 typedef struct dg_bug_def { const char *id, *title; int variants; dg_sim sim; pc_diag_alt alt; } dg_bug_def;
@@ -98,6 +100,9 @@ typedef struct dg_out {
  * does not apply to this module or changes nothing, -1 when out of memory. */
 int dg_simulate(const dg_module *m, pc_bug b, int variant, dg_out *out);
 void dg_out_free(dg_out *o);
+
+/* The weight of code v at element i under m's own parameters (m->p.s must be set). */
+float dg_weight(const dg_module *m, size_t i, int v);
 
 /* f32 equality: bit-exact when ulp == 0, else within ulp units in the last place (NaN == NaN). */
 bool dg_f32_close(float a, float b, unsigned ulp);

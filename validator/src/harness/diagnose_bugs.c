@@ -23,4 +23,5 @@ const dg_bug_def dg_bugs[PC_BUG_COUNT] = {
     [PC_BUG_BNB_ROW_BLOCKS] = {"bnb-row-blocks", "bitsandbytes 4-bit blocks counted per row instead of over the flattened tensor", 1, DG_SIM_ALT_SCALE, PC_ALT_ROW_BLOCKS},
     [PC_BUG_E8M0_BIAS] = {"e8m0-bias", "E8M0 scale bias 125 read as 127, or the reverse (compressed-tensors 0.13.0 mxfp4-pack-quantized wrote 2^(s - 125), later releases 2^(s - 127))", 1, DG_SIM_ALT_SCALE, PC_ALT_E8M0_BIAS},
     [PC_BUG_BNB_NESTED_OFFSET] = {"bnb-nested-offset", "bitsandbytes nested (double-quant) absmax offset dropped (absmax = code_map[q] * nested_absmax, no + offset)", 1, DG_SIM_ALT_SCALE, PC_ALT_NESTED_OFFSET},
+    [PC_BUG_ROWS_SCALES_KEPT] = {"rows-permuted-scales-kept", "rows permuted without their scale rows (whole rows of codes reordered, each dequantized with the scale left at its position, as sgl-project/sglang PR #35703 did to block-FP8 qkv rows)", 1, DG_SIM_ROW_SWAP, 0},
 };

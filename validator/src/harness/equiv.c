@@ -10,6 +10,7 @@
 #include "../core/pagebuf.h"
 #include "../core/util.h"
 #include "../report/report.h"
+#include "equiv_rows.h"
 #include "logical.h"
 
 #include <math.h>
@@ -162,6 +163,7 @@ static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, cJS
     cJSON_AddNumberToObject(js, "max_ulp", (double)max_ulp);
     cJSON_AddNumberToObject(js, "max_abs_diff", max_abs);
     cJSON_AddStringToObject(js, "status", code_diffs || w_diffs ? "differ" : "equal");
+    if (code_diffs) pc_equiv_rows(r->s[0].in, a, ca, wa, cb, wb, within, &r->tol, js); /* a row-permuting converter? */
 out:
     free(ca); free(cb); free(wa); free(wb);
 }
