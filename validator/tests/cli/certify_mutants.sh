@@ -37,14 +37,23 @@ done
 # Each mutant's certify run is independent (its own report and log): run them JOBS at a time (this is
 # the suite's longest test, and under ASan it runs alone at the end), then judge them in list order.
 JOBS=${PACKCHECK_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# PACKCHECK_MUTANT_LIMIT=N runs the first N mutants only: the sanitizer build sets it (CMakeLists),
+# where what is under test is certify's memory safety, not the corpus's kill matrix (the same in
+# every build, and run whole by the normal build). Said in the output, never counted as run.
+MUTANTS=$("$MUT" --list)
+if [ -n "${PACKCHECK_MUTANT_LIMIT:-}" ]; then
+    total=$(echo "$MUTANTS" | wc -w)
+    MUTANTS=$(echo "$MUTANTS" | head -n "$PACKCHECK_MUTANT_LIMIT")
+    echo "note: $(echo "$MUTANTS" | wc -w) of $total mutants run (PACKCHECK_MUTANT_LIMIT); the others are not judged here"
+fi
 n=0
-for bug in $("$MUT" --list); do
+for bug in $MUTANTS; do
     { run "mutant-$bug" "sh $R/mutant.sh $bug $PC $MUT {input} {output}"; echo $? >"$TMP/rc-$bug"; } &
     n=$((n + 1))
     [ $((n % JOBS)) = 0 ] && wait
 done
 wait
-for bug in $("$MUT" --list); do
+for bug in $MUTANTS; do
     rc=$(cat "$TMP/rc-$bug" 2>/dev/null || echo 2)
     "$BIN/certify_check" "$TMP/mutant-$bug.json" "$bug" >"$TMP/check-$bug.txt"
     ck=$?
