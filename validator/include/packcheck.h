@@ -341,6 +341,15 @@ typedef struct pc_bench_entry {
     void (*fill)(uint8_t *src, size_t n);        /* shape random input bytes (finite scales); NULL: as is */
 } pc_bench_entry;
 
+/* Where one target module or tensor of a converted pair comes from (pc_format.pair_map). Target
+ * row r (the logical view's second-to-last axis: [E, R, K] or [R, K]) is source row
+ * first_row + r * row_stride of the same expert; a rename alone is {name, 0, 1}. Plain tensors are
+ * only renamed (row_stride 1, first_row 0). */
+typedef struct pc_pair_ref {
+    const char *source;           /* source module prefix or tensor name (borrowed from the source input) */
+    uint64_t first_row, row_stride;
+} pc_pair_ref;
+
 typedef struct pc_format {
     const char *name;             /* "ct", "nvfp4", "gptq", "awq", "q4_0" */
     /* Does this input hold modules of this format? Cheap: config keys and tensor names. */
@@ -361,6 +370,12 @@ typedef struct pc_format {
      * gets without --tolerance (0: exact), and pair_check reports the contract's rules into cx. */
     bool (*pair_detect)(const pc_input *source, const pc_input *target, unsigned *default_ulp);
     void (*pair_check)(const pc_input *source, const pc_input *target, pc_ctx *cx);
+    /* Optional, for `packcheck equiv` (CONTRACT 7, EQ-001): the module correspondence of a converter
+     * that renames or splits. With target_name NULL: does this format know (source, target)'s map?
+     * Then, per target module prefix or tensor name: fill *ref and return true, or false when the
+     * converter gives it no source counterpart. The pair's modules and plain tensors are then paired
+     * through the map instead of by equal names; without the hook names must be equal. */
+    bool (*pair_map)(const pc_input *source, const pc_input *target, const char *target_name, pc_pair_ref *ref);
     /* Optional, for certify's diagnosis: fill *out for module pm (out zeroed by the caller). Layout
      * always; the per-element arrays only when want_params (the module is small enough) and the
      * format can re-derive them, else out->s stays NULL and out->note says why. 0, or -1 (memory). */

@@ -32,6 +32,7 @@ typedef struct eq_run {
     pc_ctx ecx;          /* the pair's own findings: CT-005, EQ-*, and each side's first failure */
     pc_tolerance tol;
     cJSON *modules;      /* per-module summaries */
+    const pc_format *map; /* the format declaring the pair's module correspondence, or NULL */
 } eq_run;
 
 /* ---- tolerance ---- */
@@ -111,6 +112,22 @@ static const pc_format *pair_format(const eq_run *r, unsigned *ulp)
     return NULL;
 }
 
+/* The format whose pc_format.pair_map knows (source, target), or NULL: names must then be equal. */
+static const pc_format *map_format(const eq_run *r)
+{
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        if ((*f)->pair_map && (*f)->pair_map(r->s[0].in, r->s[1].in, NULL, NULL)) return *f;
+    return NULL;
+}
+
+/* Where target module or tensor `name` comes from: through the map, else the same name, all rows. */
+static pc_pair_ref target_ref(const eq_run *r, const char *name)
+{
+    pc_pair_ref ref = {name, 0, 1};
+    if (r->map && !r->map->pair_map(r->s[0].in, r->s[1].in, name, &ref)) ref.source = NULL;
+    return ref;
+}
+
 /* ---- EQ-001..EQ-003: the logical views ---- */
 
 static bool same_shape(const pc_module *a, const pc_module *b)
@@ -129,7 +146,15 @@ static void index_str(const pc_module *m, size_t i, char *buf, size_t n)
     else snprintf(buf, n, "[%llu, %llu]", (unsigned long long)(i / c), (unsigned long long)(i % c));
 }
 
-static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, cJSON *js)
+/* The source element target element i of b comes from (row map of ref; rows = axis ndim - 2). */
+static size_t source_index(const pc_module *a, const pc_module *b, const pc_pair_ref *ref, size_t i)
+{
+    size_t k = (size_t)b->shape[b->ndim - 1], rb = (size_t)b->shape[b->ndim - 2], ra = (size_t)a->shape[a->ndim - 2];
+    size_t col = i % k, row = i / k % rb, e = i / k / rb;
+    return (e * ra + (size_t)(ref->first_row + row * ref->row_stride)) * k + col;
+}
+
+static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, const pc_pair_ref *ref, cJSON *js)
 {
     uint8_t *ca = NULL, *cb = NULL;
     float *wa = NULL, *wb = NULL;
@@ -138,23 +163,24 @@ static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, cJS
         pc_io_error(&r->ecx, "module %s: could not be decoded", a->prefix);
         goto out;
     }
-    size_t n = (size_t)a->numel, code_diffs = 0, w_diffs = 0;
+    size_t n = (size_t)b->numel, code_diffs = 0, w_diffs = 0;
     uint64_t max_ulp = 0;
     double max_abs = 0;
     char at[96];
     for (size_t i = 0; i < n; i++) {
-        if (ca[i] != cb[i] && code_diffs++ == 0) {
-            index_str(a, i, at, sizeof at);
-            pc_report(&r->ecx, "EQ-002", a->prefix, -1, "code %s is %u in %s, %u in %s", at, ca[i], r->s[0].label, cb[i], r->s[1].label);
+        size_t si = ref ? source_index(a, b, ref, i) : i;
+        if (ca[si] != cb[i] && code_diffs++ == 0) {
+            index_str(b, i, at, sizeof at);
+            pc_report(&r->ecx, "EQ-002", b->prefix, -1, "code %s is %u in %s, %u in %s", at, ca[si], r->s[0].label, cb[i], r->s[1].label);
         }
-        uint64_t u = ulp_distance(wa[i], wb[i]);
-        double d = fabs((double)wa[i] - (double)wb[i]);
+        uint64_t u = ulp_distance(wa[si], wb[i]);
+        double d = fabs((double)wa[si] - (double)wb[i]);
         if (u > max_ulp) max_ulp = u;
         if (d > max_abs) max_abs = d;
-        if (!within(&r->tol, wa[i], wb[i]) && w_diffs++ == 0) {
-            index_str(a, i, at, sizeof at);
-            pc_report(&r->ecx, "EQ-003", a->prefix, -1, "weight %s is %.9g (0x%08x) in %s, %.9g (0x%08x) in %s: %llu ULP apart, tolerance %s",
-                      at, (double)wa[i], f32_bits(wa[i]), r->s[0].label, (double)wb[i], f32_bits(wb[i]), r->s[1].label,
+        if (!within(&r->tol, wa[si], wb[i]) && w_diffs++ == 0) {
+            index_str(b, i, at, sizeof at);
+            pc_report(&r->ecx, "EQ-003", b->prefix, -1, "weight %s is %.9g (0x%08x) in %s, %.9g (0x%08x) in %s: %llu ULP apart, tolerance %s",
+                      at, (double)wa[si], f32_bits(wa[si]), r->s[0].label, (double)wb[i], f32_bits(wb[i]), r->s[1].label,
                       (unsigned long long)u, pc_tolerance_str(&r->tol));
         }
     }
@@ -163,15 +189,21 @@ static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, cJS
     cJSON_AddNumberToObject(js, "max_ulp", (double)max_ulp);
     cJSON_AddNumberToObject(js, "max_abs_diff", max_abs);
     cJSON_AddStringToObject(js, "status", code_diffs || w_diffs ? "differ" : "equal");
-    if (code_diffs) pc_equiv_rows(r->s[0].in, a, ca, wa, cb, wb, within, &r->tol, js); /* a row-permuting converter? */
+    /* A row-permuting converter? Asked of views of one shape (a plain rename at most: a split's
+     * rows are already placed by its map). */
+    bool same_rows = !ref || (ref->first_row == 0 && ref->row_stride == 1 && a->numel == b->numel);
+    if (code_diffs && same_rows) pc_equiv_rows(r->s[0].in, a, ca, wa, cb, wb, within, &r->tol, js);
 out:
     free(ca); free(cb); free(wa); free(wb);
 }
+
+static void compare_mapped_modules(eq_run *r);
 
 static void compare_modules(eq_run *r)
 {
     const pc_input *a = r->s[0].in, *b = r->s[1].in;
     for (int k = 0; k < 3; k++) pc_eval(&r->ecx, (const char *[]){"EQ-001", "EQ-002", "EQ-003"}[k]);
+    if (r->map) { compare_mapped_modules(r); return; }
     for (size_t i = 0; i < b->nmodules; i++)
         if (pc_module_find(a, b->modules[i].prefix) < 0)
             pc_report(&r->ecx, "EQ-001", b->modules[i].prefix, -1, "module %s is quantized in %s only", b->modules[i].prefix, r->s[1].label);
@@ -190,16 +222,67 @@ static void compare_modules(eq_run *r)
             pc_report(&r->ecx, "EQ-001", ma->prefix, -1, "module %s: logical shapes differ", ma->prefix);
             cJSON_AddStringToObject(js, "status", "differ");
         } else {
-            compare_views(r, ma, &b->modules[j], js);
+            compare_views(r, ma, &b->modules[j], NULL, js);
         }
     }
 }
 
+/* The map's shapes: same experts and columns, and the target's rows are every row_stride-th source
+ * row from first_row, to the end. */
+static bool mapped_shape(const pc_module *a, const pc_module *b, const pc_pair_ref *ref)
+{
+    int d = a->ndim;
+    if (d != b->ndim || a->shape[d - 1] != b->shape[d - 1] || (d == 3 && a->shape[0] != b->shape[0])) return false;
+    uint64_t ra = a->shape[d - 2], rb = b->shape[d - 2], s = ref->row_stride;
+    return s >= 1 && ref->first_row < s && rb <= UINT64_MAX / s && rb * s == ra;
+}
+
+/* Modules paired through the format's map (pc_format.pair_map): each target module from its source
+ * rows, then every source row must have been used once (EQ-001 otherwise). */
+static void compare_mapped_modules(eq_run *r)
+{
+    const pc_input *a = r->s[0].in, *b = r->s[1].in;
+    uint64_t *rows = calloc(a->nmodules ? a->nmodules : 1, sizeof *rows);
+    if (!rows) { r->ecx.oom = true; return; }
+    for (size_t j = 0; j < b->nmodules && !r->ecx.io_error && !r->ecx.oom; j++) {
+        const pc_module *mb = &b->modules[j];
+        pc_pair_ref ref = target_ref(r, mb->prefix);
+        long i = ref.source ? pc_module_find(a, ref.source) : -1;
+        cJSON *js = cJSON_CreateObject();
+        cJSON_AddStringToObject(js, "module", mb->prefix);
+        cJSON_AddStringToObject(js, "source_module", i < 0 ? "" : a->modules[i].prefix);
+        cJSON_AddStringToObject(js, "source_layout", i < 0 ? "" : a->modules[i].layout);
+        cJSON_AddStringToObject(js, "target_layout", mb->layout);
+        cJSON_AddItemToArray(r->modules, js);
+        if (i < 0) {
+            pc_report(&r->ecx, "EQ-001", mb->prefix, -1, "module %s is quantized in %s only", mb->prefix, r->s[1].label);
+            cJSON_AddStringToObject(js, "status", "missing");
+        } else if (!mapped_shape(&a->modules[i], mb, &ref)) {
+            pc_report(&r->ecx, "EQ-001", mb->prefix, -1, "module %s: logical shape is not rows %llu::%llu of %s", mb->prefix,
+                      (unsigned long long)ref.first_row, (unsigned long long)ref.row_stride, ref.source);
+            cJSON_AddStringToObject(js, "status", "differ");
+        } else {
+            rows[i] += mb->shape[mb->ndim - 2];
+            compare_views(r, &a->modules[i], mb, &ref, js);
+        }
+    }
+    for (size_t i = 0; i < a->nmodules; i++) {
+        const pc_module *ma = &a->modules[i];
+        if (rows[i] != ma->shape[ma->ndim - 2])
+            pc_report(&r->ecx, "EQ-001", ma->prefix, -1, "module %s: %llu of its %llu rows are in %s", ma->prefix, (unsigned long long)rows[i],
+                      (unsigned long long)ma->shape[ma->ndim - 2], r->s[1].label);
+    }
+    free(rows);
+}
+
 /* ---- EQ-004: tensors outside every quantized module ---- */
 
-/* Is tensor `name` part of a quantized module of `in` (M.<anything> with M a module prefix)? */
+/* Is tensor `name` part of a quantized module of `in` (M.<anything> with M a module prefix, or a
+ * tensor a module claimed under another naming, such as M_blocks)? */
 static bool in_module(const pc_input *in, const char *name)
 {
+    const pc_tensor *t = in->claimed_by ? pc_input_find(in, name) : NULL;
+    if (t && in->claimed_by[t - in->tensors]) return true;
     const char *dot = strrchr(name, '.');
     if (!dot) return false;
     char *p = pc_strndup(name, (size_t)(dot - name));
@@ -224,15 +307,22 @@ static bool same_bytes(const pc_tensor *x, const pc_tensor *y, uint64_t *at, pc_
     return same;
 }
 
+/* The element type by name, so one container's F32 equals another's (a typed container's dtype, or
+ * the type id of a container that stores one per tensor: pc_ggml_type_name). */
+static const char *elem_type(const pc_tensor *t)
+{
+    return t->dtype == PC_DT_GGML ? pc_ggml_type_name(t->ggml_type) : pc_dtype_name(t->dtype);
+}
+
 static void compare_plain_tensor(eq_run *r, const pc_tensor *x, const pc_tensor *y)
 {
     if (!y) {
         pc_report(&r->ecx, "EQ-004", x->name, (int64_t)x->offset, "%s is in %s only (or quantized in %s)", x->name, r->s[0].label, r->s[1].label);
         return;
     }
-    if (x->dtype != y->dtype || x->ndim != y->ndim || memcmp(x->shape, y->shape, sizeof x->shape)) {
-        pc_report(&r->ecx, "EQ-004", y->name, (int64_t)y->offset, "%s: %s rank %d in %s, %s rank %d in %s", x->name, pc_dtype_name(x->dtype), x->ndim,
-                  r->s[0].label, pc_dtype_name(y->dtype), y->ndim, r->s[1].label);
+    if (strcmp(elem_type(x), elem_type(y)) || x->ndim != y->ndim || memcmp(x->shape, y->shape, sizeof x->shape)) {
+        pc_report(&r->ecx, "EQ-004", y->name, (int64_t)y->offset, "%s: %s rank %d in %s, %s rank %d in %s", x->name, elem_type(x), x->ndim,
+                  r->s[0].label, elem_type(y), y->ndim, r->s[1].label);
         return;
     }
     uint64_t at = 0;
@@ -240,10 +330,36 @@ static void compare_plain_tensor(eq_run *r, const pc_tensor *x, const pc_tensor 
         pc_report(&r->ecx, "EQ-004", y->name, (int64_t)(y->offset + at), "%s: byte %llu differs", x->name, (unsigned long long)at);
 }
 
+/* Plain tensors paired through the format's map (renames only): each target tensor against the
+ * source tensor it names, then the source tensors no target tensor came from. */
+static void compare_mapped_plain(eq_run *r)
+{
+    const pc_input *a = r->s[0].in, *b = r->s[1].in;
+    bool *used = calloc(a->ntensors ? a->ntensors : 1, sizeof *used);
+    if (!used) { r->ecx.oom = true; return; }
+    for (size_t j = 0; j < b->ntensors && !r->ecx.io_error && !r->ecx.oom; j++) {
+        const pc_tensor *y = &b->tensors[j];
+        if (in_module(b, y->name)) continue;
+        pc_pair_ref ref = target_ref(r, y->name);
+        const pc_tensor *x = ref.source && ref.first_row == 0 && ref.row_stride == 1 ? pc_input_find(a, ref.source) : NULL;
+        if (!x || in_module(a, x->name)) {
+            pc_report(&r->ecx, "EQ-004", y->name, (int64_t)y->offset, "%s is in %s only", y->name, r->s[1].label);
+            continue;
+        }
+        used[x - a->tensors] = true;
+        compare_plain_tensor(r, x, y);
+    }
+    for (size_t i = 0; i < a->ntensors && !r->ecx.io_error && !r->ecx.oom; i++)
+        if (!used[i] && !in_module(a, a->tensors[i].name))
+            compare_plain_tensor(r, &a->tensors[i], NULL);
+    free(used);
+}
+
 static void compare_plain(eq_run *r)
 {
     const pc_input *a = r->s[0].in, *b = r->s[1].in;
     pc_eval(&r->ecx, "EQ-004");
+    if (r->map) { compare_mapped_plain(r); return; }
     for (size_t i = 0; i < a->ntensors && !r->ecx.io_error && !r->ecx.oom; i++) {
         const pc_tensor *x = &a->tensors[i];
         if (in_module(a, x->name)) continue;
@@ -378,6 +494,7 @@ cJSON *pc_equiv_run(const char *source, const char *target, const pc_tolerance *
     if (ok0 && ok1) {
         unsigned ulp = 0;
         const pc_format *pf = pair_format(&r, &ulp);
+        r.map = map_format(&r);
         if (!tol->given && pf && ulp) r.tol = (pc_tolerance){PC_TOL_ULP, ulp, false};
         for (int i = 0; i < 2; i++) if (pc_rejected(&r.s[i].cx)) forward_rejection(&r, &r.s[i]);
         if (!pc_rejected(&r.ecx)) {

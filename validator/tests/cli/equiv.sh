@@ -46,6 +46,13 @@ expect_rc 1 "converter output, --tolerance exact" -- "$PC" equiv --tolerance exa
 expect_grep "^first difference: EQ-003 " "$TMP/out" "exact weights differ by the reciprocal's rounding"
 expect_rc 0 "converter output, reverse direction" -- "$PC" equiv "$C/target" "$C/source"
 expect_rc 0 "abs tolerance" -- "$PC" equiv --tolerance abs:1e-3 "$C/source" "$C/target"
+# gpt-oss MXFP4 -> llama.cpp's GGUF (the GGUF module's pair_map): equal up to the sign of zero only.
+G=$SRC/fixtures/mxfp4/equiv-gptoss-vs-gguf
+expect_rc 0 "gpt-oss -> GGUF, ulp:0" -- "$PC" equiv --tolerance ulp:0 "$G/source" "$G/target/model.gguf"
+expect_rc 1 "gpt-oss -> GGUF, exact" -- "$PC" equiv "$G/source" "$G/target/model.gguf"
+expect_grep "^first difference: EQ-003 .* is -0 (0x80000000) in source, 0 (0x00000000) in target: 0 ULP" "$TMP/out" "E2M1 code 8: -0 in transformers, +0 in ggml"
+expect_rc 1 "GGUF -> gpt-oss: the map is declared one way" -- "$PC" equiv "$G/target/model.gguf" "$G/source"
+expect_grep "^first difference: EQ-001 " "$TMP/out" "without a map the names must be equal"
 # Across layouts: compressed-tensors 0.17.1 (word-aligned) and 0.20.1 (dense) wrote the same probes.
 for b in 3 4 5 6 7; do
     L=$SRC/fixtures/ct/legacy-b$b-probes D=$SRC/fixtures/ct/dense-b$b-probes
