@@ -350,6 +350,8 @@ typedef struct pc_pair_ref {
     uint64_t first_row, row_stride;
 } pc_pair_ref;
 
+#define PC_ULP_SIGNED_ZERO 0xFFFFFFFFu /* pair_detect's default: ulp:0 (-0 == +0), not exact */
+
 typedef struct pc_format {
     const char *name;             /* "ct", "nvfp4", "gptq", "awq", "q4_0" */
     /* Does this input hold modules of this format? Cheap: config keys and tensor names. */
@@ -367,7 +369,8 @@ typedef struct pc_format {
     bool (*explain)(const pc_input *in, const pc_tensor *t, pc_explain *out);
     /* Optional, for `packcheck equiv` (CONTRACT 7 step 2): is (source, target) a converted pair
      * whose byte-level contract this format knows? Then *default_ulp is the f32 tolerance the pair
-     * gets without --tolerance (0: exact), and pair_check reports the contract's rules into cx. */
+     * gets without --tolerance (0: exact; PC_ULP_SIGNED_ZERO: ulp:0, equal values with the sign of
+     * zero free), and pair_check (may be NULL) reports the contract's rules into cx. */
     bool (*pair_detect)(const pc_input *source, const pc_input *target, unsigned *default_ulp);
     void (*pair_check)(const pc_input *source, const pc_input *target, pc_ctx *cx);
     /* Optional, for `packcheck equiv` (CONTRACT 7, EQ-001): the module correspondence of a converter

@@ -94,6 +94,17 @@ static bool block_ref(const pc_input *source, const char *name, pc_pair_ref *ref
     return false;
 }
 
+/* ggml decodes E2M1 through an int8 table (ggml-common.h kvalues_mxfp4: index 8 is 0), so code 8 is
+ * +0 in GGUF where gpt-oss (transformers integrations/mxfp4.py FP4_VALUES, OCP MX E2M1) has -0: the
+ * converter keeps the byte, the decoders differ only in the sign of zero. The pair's default is
+ * therefore ulp:0 (values equal, -0 == +0), not bit-exact. */
+bool pc_gguf_pair_detect(const pc_input *source, const pc_input *target, unsigned *default_ulp)
+{
+    if (!pc_gguf_pair_map(source, target, NULL, NULL)) return false;
+    *default_ulp = PC_ULP_SIGNED_ZERO;
+    return true;
+}
+
 bool pc_gguf_pair_map(const pc_input *source, const pc_input *target, const char *target_name, pc_pair_ref *ref)
 {
     if (!target->is_gguf || source->is_gguf || !has_layout(source, k_source_layout)) return false;

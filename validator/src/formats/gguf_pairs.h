@@ -5,6 +5,7 @@
 
 #include "packcheck.h"
 
+bool pc_gguf_pair_detect(const pc_input *source, const pc_input *target, unsigned *default_ulp);
 bool pc_gguf_pair_map(const pc_input *source, const pc_input *target, const char *target_name, pc_pair_ref *ref);
 
 #endif

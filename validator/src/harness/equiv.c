@@ -495,10 +495,10 @@ cJSON *pc_equiv_run(const char *source, const char *target, const pc_tolerance *
         unsigned ulp = 0;
         const pc_format *pf = pair_format(&r, &ulp);
         r.map = map_format(&r);
-        if (!tol->given && pf && ulp) r.tol = (pc_tolerance){PC_TOL_ULP, ulp, false};
+        if (!tol->given && pf && ulp) r.tol = (pc_tolerance){PC_TOL_ULP, ulp == PC_ULP_SIGNED_ZERO ? 0 : ulp, false};
         for (int i = 0; i < 2; i++) if (pc_rejected(&r.s[i].cx)) forward_rejection(&r, &r.s[i]);
         if (!pc_rejected(&r.ecx)) {
-            if (pf) pf->pair_check(r.s[0].in, r.s[1].in, &r.ecx);
+            if (pf && pf->pair_check) pf->pair_check(r.s[0].in, r.s[1].in, &r.ecx);
             if (!r.ecx.io_error) compare_modules(&r);
             if (!r.ecx.io_error && !r.ecx.oom) compare_plain(&r);
         }

@@ -48,8 +48,10 @@ expect_rc 0 "converter output, reverse direction" -- "$PC" equiv "$C/target" "$C
 expect_rc 0 "abs tolerance" -- "$PC" equiv --tolerance abs:1e-3 "$C/source" "$C/target"
 # gpt-oss MXFP4 -> llama.cpp's GGUF (the GGUF module's pair_map): equal up to the sign of zero only.
 G=$SRC/fixtures/mxfp4/equiv-gptoss-vs-gguf
-expect_rc 0 "gpt-oss -> GGUF, ulp:0" -- "$PC" equiv --tolerance ulp:0 "$G/source" "$G/target/model.gguf"
-expect_rc 1 "gpt-oss -> GGUF, exact" -- "$PC" equiv "$G/source" "$G/target/model.gguf"
+# The pair's default tolerance is ulp:0 (gguf_pairs.c pair_detect); --tolerance exact shows why.
+expect_rc 0 "gpt-oss -> GGUF, default (ulp:0)" -- "$PC" equiv "$G/source" "$G/target/model.gguf"
+expect_grep "tolerance ulp:0" "$TMP/out" "the pair's default tolerance is ulp:0"
+expect_rc 1 "gpt-oss -> GGUF, exact" -- "$PC" equiv --tolerance exact "$G/source" "$G/target/model.gguf"
 expect_grep "^first difference: EQ-003 .* is -0 (0x80000000) in source, 0 (0x00000000) in target: 0 ULP" "$TMP/out" "E2M1 code 8: -0 in transformers, +0 in ggml"
 expect_rc 1 "GGUF -> gpt-oss: the map is declared one way" -- "$PC" equiv "$G/target/model.gguf" "$G/source"
 expect_grep "^first difference: EQ-001 " "$TMP/out" "without a map the names must be equal"
