@@ -645,29 +645,32 @@ static void fp8_module_free(void *priv) { free(priv); }
 static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
 {
     const f8_module *d = pm->priv;
-    uint64_t N = pm->shape[0], K = pm->shape[1];
-    if (!d || pm->ndim != 2 || d->rows != N || d->cols != K) { snprintf(p->note, sizeof p->note, "FP8 module description not understood"); return 1; }
+    int o = d && d->experts ? 1 : 0; /* fused experts [E, N, K]: each expert its own grid */
+    uint64_t E = o ? pm->shape[0] : 1, N = pm->shape[o], K = pm->shape[o + 1];
+    if (!d || pm->ndim != 2 + o || d->rows != N || d->cols != K || (o && d->experts != E)) { snprintf(p->note, sizeof p->note, "FP8 module description not understood"); return 1; }
     float *sc = pc_diag_load_floats(d->scale);
     int64_t *zp = d->zp ? pc_diag_load_ints(d->zp) : NULL;
     int rc = 1;
-    if (!sc || (d->zp && !zp) || d->scale->numel != d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
+    if (!sc || (d->zp && !zp) || d->scale->numel != E * d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
     rc = -1;
     if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_BLOCK_SHAPE)) goto out;
     if (d->e8m0) { /* MXFP8: the exact powers of two; a linear reader multiplies by the byte itself */
         if (pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR)) goto out;
-        for (size_t i = 0; i < (size_t)pm->numel; i++) p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[((i / K) / d->bh) * d->gc + (i % K) / d->bw];
+        for (size_t i = 0; i < (size_t)pm->numel; i++) p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[((i / K) / d->bh) * d->gc + (i % K) / d->bw]; /* 2-D only: mxfp8 has no experts */
         for (size_t i = 0; i < (size_t)d->scale->numel; i++) sc[i] = ldexpf(1.0f, (int)sc[i] - 127);
     }
     uint64_t bh2 = N / d->gr ? N / d->gr : 1, bw2 = K / d->gc ? K / d->gc : 1;
-    for (uint64_t n = 0; n < N; n++)
+    for (uint64_t row = 0; row < E * N; row++) { /* row e * N + n of the [E * N, K] view */
+        uint64_t n = row % N, eg = (row / N) * d->gr * d->gc, r2 = n / bh2;
         for (uint64_t k = 0; k < K; k++) {
-            size_t i = (size_t)(n * K + k);
-            uint64_t g = (n / d->bh) * d->gc + k / d->bw, r2 = n / bh2, c2 = k / bw2;
+            size_t i = (size_t)(row * K + k);
+            uint64_t g = eg + (n / d->bh) * d->gc + k / d->bw, c2 = k / bw2;
             p->s[i] = sc[g];
-            p->alt_s[PC_ALT_GRID_T][i] = sc[(k / d->bw) * d->gr + n / d->bh];
-            p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[(r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
+            p->alt_s[PC_ALT_GRID_T][i] = sc[eg + (k / d->bw) * d->gr + n / d->bh];
+            p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[eg + (r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
             p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? 128 + (zp ? zp[g] : 0) : 0);
         }
+    }
     rc = 0;
 out:
     free(sc); free(zp);
