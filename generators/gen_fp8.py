@@ -489,6 +489,11 @@ def negatives(out, bases, ds_t, ds_src, ct_src):
              "zero-padded 128x128 blocks of the fused matrix) with gate_up_proj [2, 384, 256]: intermediate 192 is not "
              "a multiple of the 128-row block, so scale row 1 of each expert covers gate rows 128-191 and up rows "
              "192-255 (the grid, [2, 3, 2], is the ceil grid FP8-003 wants; only FP8-011 is violated)")
+    ed, _, _ = tf_moe_checkpoint([(f"{EX}.down_proj", (3, 320, 128), 32)])
+    ed[f"{EX}.down_proj_scale_inv"] = ed[f"{EX}.down_proj_scale_inv"][0].contiguous()
+    case("neg-fp8003-experts-grid-2d", "FP8-003", ed, tf_config(),
+         "the transformers FP8Experts layout of tf-fp8-moe-fused-edge (down_proj [3, 320, 128])",
+         "down_proj_scale_inv [3, 3, 1] cut to expert 0's [3, 1]: a grid without its expert dimension")
     t, c = ct("ct-naive-int8-group-asym", lambda t: t.pop(f"{D}.weight_zero_point"))
     case("neg-fp8009-no-zero-point", "FP8-009", t, c,
          ct_src.format(preset="int8 group 64 asymmetric", comp="NaiveQuantizationCompressor", fmt="naive-quantized"),

@@ -270,15 +270,17 @@ static void grid_mismatch(const pc_tensor *s, const f8_module *m, const f8_grid 
     char why[200] = "";
     if (s->ndim == 2 + o && a == m->gc && b == m->gr && a != b)
         snprintf(why, sizeof why, ": the grid is transposed ([K blocks, N blocks])");
-    else if (s->ndim == 2 + o && a && b && (ceil_div(m->rows, a) != g->bh || ceil_div(m->cols, b) != g->bw))
+    else if (s->ndim == 2 + o && (s->ndim == 3) == (m->experts != 0) && a && b && (ceil_div(m->rows, a) != g->bh || ceil_div(m->cols, b) != g->bw))
         snprintf(why, sizeof why, ": a block size derived from the shapes would be %llux%llu, not the config's %llux%llu",
                  (unsigned long long)ceil_div(m->rows, a), (unsigned long long)ceil_div(m->cols, b),
                  (unsigned long long)g->bh, (unsigned long long)g->bw);
+    if (m->experts && s->ndim != 3) snprintf(why, sizeof why, ": fused experts want one grid per expert, [E = %llu, %llu, %llu]",
+                                             (unsigned long long)m->experts, (unsigned long long)m->gr, (unsigned long long)m->gc);
     pc_report(cx, "FP8-003", s->name, (int64_t)s->offset,
               "scale is %s of rank %d [%s%llu, %llu]; %s strategy with block %llux%llu over [%llu, %llu] wants %s [%llu, %llu]%s",
               pc_dtype_name(s->dtype), s->ndim, o ? "E, " : "", (unsigned long long)a, (unsigned long long)b, g->strategy,
               (unsigned long long)g->bh, (unsigned long long)g->bw, (unsigned long long)m->rows, (unsigned long long)m->cols,
-              m->kind == F8_DEEPSEEK ? (m->experts ? "F32 [E, ...]" : "F32") : "float", (unsigned long long)m->gr, (unsigned long long)m->gc, why);
+              m->kind == F8_DEEPSEEK ? (m->experts ? "F32 per expert" : "F32") : "float", (unsigned long long)m->gr, (unsigned long long)m->gc, why);
 }
 
 static bool scale_dtype_ok(enum f8_kind kind, bool e8m0, pc_dtype d)
