@@ -290,12 +290,11 @@ static bool scale_dtype_ok(enum f8_kind kind, bool e8m0, pc_dtype d)
     return d == PC_DT_F32 || d == PC_DT_BF16 || d == PC_DT_F16;
 }
 
-/* The scale beside a weight: M.weight_scale_inv / M.weight_scale, or P_scale_inv for fused experts P. */
-static const pc_tensor *scale_of(const pc_input *in, const char *prefix, const f8_module *m, char *name, size_t cap)
+/* The scale's name beside a weight: M.weight_scale_inv / M.weight_scale, or P_scale_inv for fused experts P. */
+static char *scale_name(const char *prefix, const f8_module *m)
 {
-    if (m->experts) snprintf(name, cap, "%s_scale_inv", prefix);
-    else snprintf(name, cap, "%s.%s", prefix, m->kind == F8_DEEPSEEK ? "weight_scale_inv" : "weight_scale");
-    return pc_input_find(in, name);
+    if (m->experts) return pc_asprintf("%s_scale_inv", prefix);
+    return pc_asprintf("%s.%s", prefix, m->kind == F8_DEEPSEEK ? "weight_scale_inv" : "weight_scale");
 }
 
 static bool grid_shape_ok(const pc_tensor *s, const f8_module *m, const f8_grid *g)
@@ -307,16 +306,19 @@ static bool grid_shape_ok(const pc_tensor *s, const f8_module *m, const f8_grid 
 
 static bool check_scale(const pc_input *in, const char *prefix, f8_module *m, const f8_grid *g, pc_ctx *cx)
 {
-    char name[600];
-    const pc_tensor *s = strlen(prefix) < 500 ? scale_of(in, prefix, m, name, sizeof name) : NULL;
+    char *name = scale_name(prefix, m);
+    const pc_tensor *s = name ? pc_input_find(in, name) : NULL;
     m->bh = g->bh;
     m->bw = g->bw;
     m->gr = ceil_div(m->rows, g->bh);
     m->gc = ceil_div(m->cols, g->bw);
     if (!s) {
-        pc_report(cx, "FP8-003", m->w->name, (int64_t)m->w->offset, "%s is missing", strlen(prefix) < 500 ? name : "its scale");
+        if (!name) cx->oom = true;
+        else pc_report(cx, "FP8-003", m->w->name, (int64_t)m->w->offset, "%s is missing", name);
+        free(name);
         return false;
     }
+    free(name);
     if (!scale_dtype_ok(m->kind, g->e8m0, s->dtype) || !grid_shape_ok(s, m, g)) {
         grid_mismatch(s, m, g, cx);
         return false;
