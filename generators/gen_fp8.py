@@ -14,6 +14,17 @@ re-runs itself there (PCGEN_VENV_CT, default /work/venvs/ct) when this interpret
     F32 [ceil(M/128), ceil(N/128)], s = amax / 448 over zero-padded blocks), cast by torch's
     float8_e4m3fn; its dequantization (inference/kernel.py weight_dequant: x.float() * s) is the pin.
 
+  * transformers fine-grained FP8 fused MoE experts (integrations/finegrained_fp8.py FP8Experts:
+    P.gate_up_proj F8_E4M3 [E, 2I, H], P.down_proj [E, H, I], P.<name>_scale_inv F32
+    [E, ceil(N/128), ceil(K/128)]; config from FineGrainedFP8Config.to_dict). Its quantizer
+    refuses a CPU (FineGrainedFP8HfQuantizer.validate_environment: "A GPU or XPU is needed"), and a
+    Qwen3-MoE save_pretrained splits the experts back to per-expert 2-D M.weight (conversion_mapping
+    qwen2_moe), which the DeepSeek-native path already reads. The fused bytes come from its
+    Fp8Quantize._quantize_one where the shape is a whole number of blocks; it passes any other
+    shape through unquantized (bf16), so edge shapes follow the layout _alloc_expert_proj documents
+    (ceil grids, s = amax / 448 per zero-padded block). Every case also records how its
+    _dequantize_fp8_weight (float32 output) compares with the pin (`library_check`).
+
 Pins: codes = the stored bytes (int8: q + 128); f32 weights = torch float32 x.float() * s with s the
 scale of the element's block (one multiply, CONTRACT 3). Each compressed-tensors pass case also
 records how the library's own decompress (output in the scale's dtype) compares (`library_check`).
@@ -183,11 +194,11 @@ DS_CONFIG = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek
                                      "weight_block_size": [128, 128]}}
 
 
-def ds_module(name, shape, seed):
+def ds_module(name, shape, seed, w=None):
     """README_WEIGHTS.md's layout: s = amax / 448 per zero-padded 128x128 block, x = (w / s) cast to
     float8_e4m3fn by torch; dequantization x.float() * s (inference/kernel.py weight_dequant)."""
     import torch
-    w = weights(shape, seed).float()
+    w = weights(shape, seed).float() if w is None else w
     lo, hi = blocks_minmax(w, 128, 128)
     s = (torch.maximum(lo.abs(), hi.abs()) / 448.0).clamp(min=1e-12).to(torch.float32)
     x = (w / expand(s, 128, 128, shape)).to(torch.float8_e4m3fn)
@@ -210,11 +221,85 @@ def ds_checkpoint(mods=DS_MODS):
     return tensors, pins
 
 
+# ---------------------------------------------------------------- transformers fused FP8 experts
+
+def tf_config():
+    from transformers import FineGrainedFP8Config
+    q = FineGrainedFP8Config(weight_block_size=(128, 128)).to_dict()
+    q = json.loads(json.dumps({k: getattr(v, "value", v) for k, v in q.items()}))  # enum -> str, tuple -> list
+    return {"model_type": "qwen3_moe", "quantization_config": q}
+
+
+def tf_experts(name, shape, seed, scale_mul=1.0):
+    """One fused expert tensor [E, N, K]: Fp8Quantize when N, K are whole blocks, else the
+    documented layout (per expert, as ds_module). Returns tensors, pin, library check."""
+    from types import SimpleNamespace
+    import torch
+    from transformers import FineGrainedFP8Config
+    from transformers.integrations.finegrained_fp8 import Fp8Quantize, _dequantize_fp8_weight
+    w = (weights(shape, seed).float() * scale_mul).to(torch.bfloat16)
+    e, n, k = shape
+    if n % 128 == 0 and k % 128 == 0:
+        hq = SimpleNamespace(quantization_config=FineGrainedFP8Config(weight_block_size=(128, 128)))
+        out = Fp8Quantize(hq)._quantize_one(name, w)
+        x, s = out[name], out[f"{name}_scale_inv"]
+        how = "Fp8Quantize._quantize_one"
+    else:
+        xs, ss = [], []
+        for i in range(e):
+            t, _ = ds_module("m", (n, k), 0, w[i].float())
+            xs.append(t["m.weight"])
+            ss.append(t["m.weight_scale_inv"])
+        x, s = torch.stack(xs), torch.stack(ss)
+        how = "layout of _alloc_expert_proj (Fp8Quantize leaves this shape in bf16)"
+    assert x.dtype == torch.float8_e4m3fn and s.dtype == torch.float32 and tuple(s.shape) == (e, -(-n // 128), -(-k // 128))
+    ref = torch.cat([x[i].float() * expand(s[i], 128, 128, (n, k))[None] for i in range(e)])
+    codes = x.view(torch.uint8).numpy()
+    from pcgen.corpus import module_pin
+    import numpy as np
+    pin = module_pin(shape, 8, np.ascontiguousarray(codes).tobytes(), np.ascontiguousarray(ref.numpy()).astype("<f4").tobytes())
+    lib = _dequantize_fp8_weight(x, s, [128, 128], torch.float32)
+    check = {"quantized_by": how, "library": "transformers _dequantize_fp8_weight (float32)",
+             "elements": int(lib.numel()), "library_of_contract_differs": int((lib != ref).sum())}
+    return {name: x.contiguous(), f"{name}_scale_inv": s.contiguous()}, pin, check
+
+
+def tf_moe_checkpoint(mods):
+    import torch
+    tensors, pins, checks = {}, {}, {}
+    for name, shape, seed in mods:
+        t, p, c = tf_experts(name, shape, seed)
+        tensors.update(t)
+        pins[name] = p
+        checks[name] = c
+    tensors["model.norm.weight"] = torch.ones(mods[0][1][2], dtype=torch.bfloat16)
+    return tensors, pins, checks
+
+
+EX = f"{L0}.mlp.experts"
+
+
+def tf_moe_cases(out, tf_src):
+    # E = 3, H = 320 (2.5 column blocks), I = 128: gate_up [3, 256, 320], down [3, 320, 128] (partial row block)
+    for case, mods, what in [
+        ("tf-fp8-moe-fused-edge", [(f"{EX}.gate_up_proj", (3, 256, 320), 31), (f"{EX}.down_proj", (3, 320, 128), 32)],
+         "E = 3, hidden 320, intermediate 128: gate_up_proj [3, 256, 320] (grid [3, 2, 3], partial column block), "
+         "down_proj [3, 320, 128] (grid [3, 3, 1], partial row block); built by the layout (Fp8Quantize keeps such shapes bf16)"),
+        ("tf-fp8-moe-fused-quantize", [(f"{EX}.gate_up_proj", (2, 512, 256), 33), (f"{EX}.down_proj", (2, 256, 256), 34)],
+         "E = 2, hidden 256, intermediate 256: whole blocks, bytes and scales from transformers' Fp8Quantize._quantize_one"),
+    ]:
+        t, pins, checks = tf_moe_checkpoint(mods)
+        out.case(FAMILY, case, verdict="pass", layout="fp8-deepseek", rules=FP8_RULES + ["FP8-011"], modules=pins,
+                 files={"model.safetensors": st_bytes(t), "config.json": tf_config()}, source=f"{tf_src}. {what}",
+                 extra={"library_check": checks})
+
+
 # ---------------------------------------------------------------- cases
 
 def _generate(out):
     import compressed_tensors
     import torch
+    import transformers
     from compressed_tensors.quantization.quant_scheme import FP8, FP8_BLOCK, FP8_DYNAMIC, INT8_W8A8
     ver = f"compressed-tensors {compressed_tensors.__version__}, torch {torch.__version__.split('+')[0]}"
     ct_src = (f"{ver}: the library's {{preset}} preset, scales from calculate_qparams, {{comp}}.compress, "
@@ -265,9 +350,32 @@ def _generate(out):
     out.case(FAMILY, "deepseek-fp8-rows-1000", verdict="pass", layout="fp8-deepseek", rules=FP8_RULES, modules=r_pins,
              files={"model.safetensors": st_bytes(r_t), "config.json": DS_CONFIG}, source=ds_src + ". "
              "down_proj 1000x300 alone (grid [8, 3]: a block derived from the shapes, 125x100, divides evenly)")
+    tf_src = (f"transformers {transformers.__version__}, torch {torch.__version__.split('+')[0]}: the fused FP8Experts "
+              f"layout (integrations/finegrained_fp8.py: gate_up_proj [E, 2I, H], down_proj [E, H, I], *_scale_inv F32 "
+              f"[E, ceil(N/128), ceil(K/128)]), config FineGrainedFP8Config(weight_block_size=(128, 128)).to_dict(); "
+              f"pins x.float() * s per expert in torch float32 (its _dequantize_fp8_weight agrees: library_check)")
+    tf_moe_cases(out, tf_src)
+    gate_up_scales_differ(out, ct_src)
     equiv_pairs(out, ds_src, ct_src)
     # The negatives start from q_proj alone (grid [3, 4]), keeping the corpus small.
     negatives(out, bases, ds_checkpoint(DS_MODS[:1])[0], ds_src, ct_src)
+
+
+def gate_up_scales_differ(out, ct_src):
+    """Per-expert gate_proj / up_proj with per-tensor scales that differ (compressed-tensors FP8:
+    tensor strategy): legal, and a reader that fuses them under one scale decodes one half wrong
+    (vLLM #54150 is the NVFP4 twin, FORMATS-2.md row 10), so certify's pins catch it."""
+    from compressed_tensors.quantization.quant_scheme import FP8
+    E0 = f"{EX}.0"
+    mods = [(f"{E0}.gate_proj", (192, 256), 41), (f"{E0}.up_proj", (192, 256), 42), (f"{E0}.down_proj", (256, 192), 43)]
+    files, pins, checks, tensors = ct_checkpoint(mods, FP8, "float-quantized", "FloatQuantizationCompressor", __import__("torch").bfloat16)
+    g, u = tensors[f"{E0}.gate_proj.weight_scale"], tensors[f"{E0}.up_proj.weight_scale"]
+    assert (g != u).all(), "gate and up scales must differ for this case to test anything"
+    out.case(FAMILY, "ct-fp8-tensor-moe-gate-up-scales-differ", verdict="pass", layout="ct-fp8", files=files, modules=pins,
+             rules=FP8_RULES, extra={"library_check": checks},
+             source=ct_src.format(preset="FP8", comp="FloatQuantizationCompressor", fmt="float-quantized") +
+             f". One MoE expert's gate_proj / up_proj [192, 256] with per-tensor weight_scale {float(g):.6g} and "
+             f"{float(u):.6g} (they differ: a reader fusing gate/up under one scale decodes a half wrong, vLLM #54150's twin)")
 
 
 def equiv_pairs(out, ds_src, ct_src):
@@ -384,6 +492,18 @@ def negatives(out, bases, ds_t, ds_src, ct_src):
     case("neg-fp8008-no-input-scale", "FP8-008", t, c,
          ct_src.format(preset="FP8", comp="FloatQuantizationCompressor", fmt="float-quantized"),
          "q_proj.input_scale removed under static input activations")
+    gu, _, _ = tf_moe_checkpoint([(f"{EX}.gate_up_proj", (2, 384, 256), 35)])
+    out.case(FAMILY, "neg-fp8011-gate-up-straddle", verdict="reject", reject_rule="FP8-011", rules=["FP8-011"],
+             files={"model.safetensors": st_bytes(gu), "config.json": tf_config()},
+             source="the transformers FP8Experts layout of tf-fp8-moe-fused-edge (per expert s = amax / 448 over "
+             "zero-padded 128x128 blocks of the fused matrix) with gate_up_proj [2, 384, 256]: intermediate 192 is not "
+             "a multiple of the 128-row block, so scale row 1 of each expert covers gate rows 128-191 and up rows "
+             "192-255 (the grid, [2, 3, 2], is the ceil grid FP8-003 wants; only FP8-011 is violated)")
+    ed, _, _ = tf_moe_checkpoint([(f"{EX}.down_proj", (3, 320, 128), 32)])
+    ed[f"{EX}.down_proj_scale_inv"] = ed[f"{EX}.down_proj_scale_inv"][0].contiguous()
+    case("neg-fp8003-experts-grid-2d", "FP8-003", ed, tf_config(),
+         "the transformers FP8Experts layout of tf-fp8-moe-fused-edge (down_proj [3, 320, 128])",
+         "down_proj_scale_inv [3, 3, 1] cut to expert 0's [3, 1]: a grid without its expert dimension")
     t, c = ct("ct-naive-int8-group-asym", lambda t: t.pop(f"{D}.weight_zero_point"))
     case("neg-fp8009-no-zero-point", "FP8-009", t, c,
          ct_src.format(preset="int8 group 64 asymmetric", comp="NaiveQuantizationCompressor", fmt="naive-quantized"),

@@ -98,6 +98,10 @@ def tensor_accounting(case_dir, input_rel, modules):
                 # gpt-oss MXFP4: module P is made of P_blocks and P_scales
                 if not checked and name[-7:] in ("_blocks", "_scales") and name[:-7] in mods:
                     m, part, checked = name[:-7], name[-6:], True
+                # transformers fused FP8 experts: module P is P, P_scale_inv (and P_activation_scale)
+                for sfx in ("", "_scale_inv", "_activation_scale"):
+                    if not checked and name.endswith(sfx) and name[:len(name) - len(sfx)] in mods:
+                        m, part, checked = name[:len(name) - len(sfx)], sfx or "self", True
             plain = (ggml in PLAIN_GGUF) if gguf else (dtype in PLAIN_ST)
             rows.append((m, part, "checked" if checked else "plain" if plain else "unchecked"))
     quantized = {m for m, part, c in rows if c == "unchecked" and part == "weight"}

@@ -4,6 +4,12 @@
  *                 M.weight F8_E4M3 [N, K], M.weight_scale_inv F32 [ceil(N/bh), ceil(K/bw)] with
  *                 (bh, bw) = weight_block_size; w = f32(x) * s, a multiply despite the name
  *                 (inference/kernel.py weight_dequant).
+ *                 Fused MoE experts under the same config (transformers 5.24.0 integrations/
+ *                 finegrained_fp8.py FP8Experts / _alloc_expert_proj): P.gate_up_proj F8_E4M3
+ *                 [E, 2I, H] (gate rows 0..I-1, up rows I..2I-1: _apply_gate chunks in two),
+ *                 P.up_proj [E, I, H] without a gate, P.down_proj [E, H, I], each beside
+ *                 P.<name>_scale_inv F32 [E, ceil(N/bh), ceil(K/bw)]; every expert is one [N, K]
+ *                 matrix of the 2-D rule (CONTRACT 3 view [E, N, K], like formats/mxfp4.c).
  *   ct-fp8        compressed-tensors float weights of 8 bits (format float-quantized, or
  *                 naive-quantized): M.weight F8_E4M3, M.weight_scale by strategy (tensor [1],
  *                 channel [N, 1], group [N, ceil(K/gs)], block [ceil(N/bh), ceil(K/bw)]).
@@ -65,6 +71,14 @@ static const pc_tensor *sibling(const pc_input *in, const char *prefix, const ch
 }
 
 /* M for a tensor named M.weight, else NULL (caller frees). */
+static const pc_tensor *sibling_suffix(const pc_input *in, const char *name, const char *suffix)
+{
+    char *n = pc_asprintf("%s%s", name, suffix);
+    const pc_tensor *t = n ? pc_input_find(in, n) : NULL;
+    free(n);
+    return t;
+}
+
 static char *weight_prefix(const char *name)
 {
     size_t n = strlen(name);
@@ -206,7 +220,7 @@ static bool ct_static_input(const pc_input *in, const ct_group *grp)
 
 /* ---- one module ---- */
 
-static bool check_weight(const pc_tensor *w, enum f8_kind kind, pc_ctx *cx)
+static bool check_weight(const pc_tensor *w, enum f8_kind kind, bool experts, pc_ctx *cx)
 {
     pc_dtype want = kind == F8_CT_INT ? PC_DT_I8 : PC_DT_F8_E4M3;
     if (w->dtype != want) {
@@ -214,9 +228,33 @@ static bool check_weight(const pc_tensor *w, enum f8_kind kind, pc_ctx *cx)
                   k_layout[kind], pc_dtype_name(want));
         return false;
     }
-    if (w->ndim != 2 || w->shape[0] == 0 || w->shape[1] == 0) {
-        pc_report(cx, "FP8-002", w->name, (int64_t)w->offset, "weight has rank %d%s; want a non-empty [N, K]", w->ndim,
-                  w->ndim == 2 ? " with a zero dimension" : "");
+    int want_rank = experts ? 3 : 2;
+    bool empty = false;
+    for (int i = 0; i < w->ndim; i++) empty |= w->shape[i] == 0;
+    if (w->ndim != want_rank || empty) {
+        pc_report(cx, "FP8-002", w->name, (int64_t)w->offset, "weight has rank %d%s; want a non-empty %s", w->ndim,
+                  w->ndim == want_rank ? " with a zero dimension" : "", experts ? "[E, N, K] of fused experts" : "[N, K]");
+        return false;
+    }
+    return true;
+}
+
+/* FP8-011: a fused gate_up_proj [E, 2I, H] holds gate rows 0..I-1 then up rows I..2I-1
+ * (FP8Experts._apply_gate chunks the output in two halves). A block of bh scale rows that
+ * crosses row I shares one scale between two projections quantized apart; vLLM refuses such a
+ * checkpoint (quantization/fp8.py Fp8MoEMethod.create_weights: "output_size of gate's and up's
+ * weight ... is not divisible by weight quantization block_n"), and transformers' merge of
+ * per-expert grids gives 2 * ceil(I/bh) scale rows where the fused grid has ceil(2I/bh). */
+static bool check_gate_up(const pc_tensor *w, const f8_grid *g, pc_ctx *cx)
+{
+    size_t n = strlen(w->name);
+    if (n < 12 || strcmp(w->name + n - 12, "gate_up_proj")) return true;
+    pc_eval(cx, "FP8-011");
+    uint64_t rows = w->shape[1];
+    if (rows % 2 || (rows / 2) % g->bh) {
+        pc_report(cx, "FP8-011", w->name, (int64_t)w->offset,
+                  "fused gate_up_proj has %llu rows per expert: the gate/up boundary at row %llu%s is not on a %llu-row scale block boundary, so one scale would cover rows of both projections",
+                  (unsigned long long)rows, (unsigned long long)(rows / 2), rows % 2 ? " (odd row count)" : "", (unsigned long long)g->bh);
         return false;
     }
     return true;
@@ -227,19 +265,22 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); 
 /* FP8-003's diagnosis of a wrong grid: transposed, or what block size a shape-derived guess implies. */
 static void grid_mismatch(const pc_tensor *s, const f8_module *m, const f8_grid *g, pc_ctx *cx)
 {
-    uint64_t a = s->ndim > 0 ? s->shape[0] : 0, b = s->ndim > 1 ? s->shape[1] : 0;
+    int o = m->experts && s->ndim == 3; /* an expert grid: its last two dims are one expert's */
+    uint64_t a = s->ndim > o ? s->shape[o] : 0, b = s->ndim > o + 1 ? s->shape[o + 1] : 0;
     char why[200] = "";
-    if (s->ndim == 2 && a == m->gc && b == m->gr && a != b)
+    if (s->ndim == 2 + o && a == m->gc && b == m->gr && a != b)
         snprintf(why, sizeof why, ": the grid is transposed ([K blocks, N blocks])");
-    else if (s->ndim == 2 && a && b && (ceil_div(m->rows, a) != g->bh || ceil_div(m->cols, b) != g->bw))
+    else if (s->ndim == 2 + o && (s->ndim == 3) == (m->experts != 0) && a && b && (ceil_div(m->rows, a) != g->bh || ceil_div(m->cols, b) != g->bw))
         snprintf(why, sizeof why, ": a block size derived from the shapes would be %llux%llu, not the config's %llux%llu",
                  (unsigned long long)ceil_div(m->rows, a), (unsigned long long)ceil_div(m->cols, b),
                  (unsigned long long)g->bh, (unsigned long long)g->bw);
+    if (m->experts && s->ndim != 3) snprintf(why, sizeof why, ": fused experts want one grid per expert, [E = %llu, %llu, %llu]",
+                                             (unsigned long long)m->experts, (unsigned long long)m->gr, (unsigned long long)m->gc);
     pc_report(cx, "FP8-003", s->name, (int64_t)s->offset,
-              "scale is %s of rank %d [%llu, %llu]; %s strategy with block %llux%llu over [%llu, %llu] wants %s [%llu, %llu]%s",
-              pc_dtype_name(s->dtype), s->ndim, (unsigned long long)a, (unsigned long long)b, g->strategy,
+              "scale is %s of rank %d [%s%llu, %llu]; %s strategy with block %llux%llu over [%llu, %llu] wants %s [%llu, %llu]%s",
+              pc_dtype_name(s->dtype), s->ndim, o ? "E, " : "", (unsigned long long)a, (unsigned long long)b, g->strategy,
               (unsigned long long)g->bh, (unsigned long long)g->bw, (unsigned long long)m->rows, (unsigned long long)m->cols,
-              m->kind == F8_DEEPSEEK ? "F32" : "float", (unsigned long long)m->gr, (unsigned long long)m->gc, why);
+              m->kind == F8_DEEPSEEK ? (m->experts ? "F32 per expert" : "F32") : "float", (unsigned long long)m->gr, (unsigned long long)m->gc, why);
 }
 
 static bool scale_dtype_ok(enum f8_kind kind, bool e8m0, pc_dtype d)
@@ -249,21 +290,36 @@ static bool scale_dtype_ok(enum f8_kind kind, bool e8m0, pc_dtype d)
     return d == PC_DT_F32 || d == PC_DT_BF16 || d == PC_DT_F16;
 }
 
+/* The scale's name beside a weight: M.weight_scale_inv / M.weight_scale, or P_scale_inv for fused experts P. */
+static char *scale_name(const char *prefix, const f8_module *m)
+{
+    if (m->experts) return pc_asprintf("%s_scale_inv", prefix);
+    return pc_asprintf("%s.%s", prefix, m->kind == F8_DEEPSEEK ? "weight_scale_inv" : "weight_scale");
+}
+
+static bool grid_shape_ok(const pc_tensor *s, const f8_module *m, const f8_grid *g)
+{
+    if (g->tensor) return s->ndim == 0 || (s->ndim == 1 && s->shape[0] == 1);
+    if (m->experts) return s->ndim == 3 && s->shape[0] == m->experts && s->shape[1] == m->gr && s->shape[2] == m->gc;
+    return s->ndim == 2 && s->shape[0] == m->gr && s->shape[1] == m->gc;
+}
+
 static bool check_scale(const pc_input *in, const char *prefix, f8_module *m, const f8_grid *g, pc_ctx *cx)
 {
-    const char *name = m->kind == F8_DEEPSEEK ? "weight_scale_inv" : "weight_scale";
-    const pc_tensor *s = sibling(in, prefix, name);
+    char *name = scale_name(prefix, m);
+    const pc_tensor *s = name ? pc_input_find(in, name) : NULL;
     m->bh = g->bh;
     m->bw = g->bw;
     m->gr = ceil_div(m->rows, g->bh);
     m->gc = ceil_div(m->cols, g->bw);
     if (!s) {
-        pc_report(cx, "FP8-003", m->w->name, (int64_t)m->w->offset, "%s.%s is missing", prefix, name);
+        if (!name) cx->oom = true;
+        else pc_report(cx, "FP8-003", m->w->name, (int64_t)m->w->offset, "%s is missing", name);
+        free(name);
         return false;
     }
-    bool shape_ok = g->tensor ? (s->ndim == 0 || (s->ndim == 1 && s->shape[0] == 1))
-                              : (s->ndim == 2 && s->shape[0] == m->gr && s->shape[1] == m->gc);
-    if (!scale_dtype_ok(m->kind, g->e8m0, s->dtype) || !shape_ok) {
+    free(name);
+    if (!scale_dtype_ok(m->kind, g->e8m0, s->dtype) || !grid_shape_ok(s, m, g)) {
         grid_mismatch(s, m, g, cx);
         return false;
     }
@@ -371,7 +427,7 @@ static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, co
 {
     const char *layout = g->e8m0 ? k_layout_mx : k_layout[kind];
     pc_input_note_layout(in, layout);
-    if (!check_weight(w, kind, cx)) return;
+    if (!check_weight(w, kind, false, cx)) return;
     f8_module d = {.kind = kind, .w = w, .rows = w->shape[0], .cols = w->shape[1]};
     f8_grid gg = *g;
     if (g->tensor) { gg.bh = d.rows; gg.bw = d.cols; }
@@ -393,9 +449,52 @@ static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, co
     pc_module_claim_suffixes(in, prefix, m->layout, k_parts);
 }
 
+/* Fused MoE experts P [E, N, K] beside P_scale_inv (and P_activation_scale [E] under static
+ * activations: FP8Experts' gate_up_proj_activation_scale / down_proj_activation_scale). */
+static void check_experts(pc_input *in, const pc_tensor *w, const f8_grid *g, bool static_act, pc_ctx *cx)
+{
+    pc_input_note_layout(in, k_layout[F8_DEEPSEEK]);
+    if (!check_weight(w, F8_DEEPSEEK, true, cx) || !check_gate_up(w, g, cx)) return;
+    f8_module d = {.kind = F8_DEEPSEEK, .w = w, .experts = w->shape[0], .rows = w->shape[1], .cols = w->shape[2]};
+    if (!check_scale(in, w->name, &d, g, cx)) return;
+    const pc_tensor *as = sibling_suffix(in, w->name, "_activation_scale");
+    pc_eval(cx, "FP8-008");
+    bool ok = true;
+    if (static_act && (!as || !pc_dtype_is_float(as->dtype))) {
+        pc_report(cx, "FP8-008", as ? as->name : w->name, as ? (int64_t)as->offset : -1,
+                  "static input activations but %s_activation_scale is %s", w->name, as ? "not a float tensor" : "missing");
+        ok = false;
+    }
+    if (as && pc_scan_floats_finite(in, cx, as, "FP8-008", true)) { cx->oom = true; return; }
+    if (scan_nan_weights(in, w, cx)) { cx->oom = true; return; }
+    if (!ok) return;
+    pc_module *m = pc_module_add(in, &pc_format_fp8, w->name, k_layout[F8_DEEPSEEK]);
+    f8_module *p = m ? malloc(sizeof *p) : NULL;
+    if (!p) { cx->oom = true; return; }
+    *p = d;
+    m->priv = p;
+    m->ndim = 3;
+    for (int i = 0; i < 3; i++) m->shape[i] = w->shape[i];
+    m->numel = w->numel;
+    m->bits = 8;
+    pc_tensor_claim(in, w, m->layout);
+    pc_tensor_claim(in, d.scale, m->layout);
+    if (as) pc_tensor_claim(in, as, m->layout);
+}
+
+/* A fused-experts tensor: not M.weight nor a scale, and FP8 or beside its own P_scale_inv. */
+static bool is_experts_tensor(const pc_input *in, const pc_tensor *t)
+{
+    size_t n = strlen(t->name);
+    if ((n >= 7 && !strcmp(t->name + n - 7, ".weight")) || (n >= 10 && !strcmp(t->name + n - 10, "_scale_inv")) ||
+        (n >= 6 && !strcmp(t->name + n - 6, "_scale")) || strstr(t->name, ".weight_"))
+        return false;
+    return is_f8(t->dtype) || sibling_suffix(in, t->name, "_scale_inv");
+}
+
 static void eval_all(pc_ctx *cx)
 {
-    static const char *const rules[] = {"FP8-001", "FP8-002", "FP8-003", "FP8-004", "FP8-005", "FP8-006", "FP8-008"};
+    static const char *const rules[] = {"FP8-001", "FP8-002", "FP8-003", "FP8-004", "FP8-005", "FP8-006", "FP8-008", "FP8-011"};
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) pc_eval(cx, rules[i]);
 }
 
@@ -408,7 +507,13 @@ static void check_deepseek(pc_input *in, pc_ctx *cx)
     for (size_t i = 0; i < in->ntensors && !cx->oom; i++) {
         const pc_tensor *t = &in->tensors[i];
         char *p = weight_prefix(t->name);
-        if (!p) continue;
+        if (!p) {
+            if (is_experts_tensor(in, t)) {
+                if (cfg_ok) check_experts(in, t, &g, static_act, cx);
+                else pc_input_note_layout(in, k_layout[F8_DEEPSEEK]);
+            }
+            continue;
+        }
         /* a module: an FP8 weight, or any weight beside a weight_scale_inv (its dtype is then FP8-001's) */
         if (is_f8(t->dtype) || sibling(in, p, "weight_scale_inv")) {
             if (cfg_ok) check_module(in, F8_DEEPSEEK, p, t, &g, true, static_act, cx);
@@ -521,7 +626,10 @@ static int fp8_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint
         } else if (d->kind == F8_CT_INT) {
             pc_int8_dequant(impl)(w, (size_t)d->rows, (size_t)d->cols, (size_t)d->bh, (size_t)d->bw, s, z, weights);
         } else {
-            pc_fp8_dequant(impl)(w, (size_t)d->rows, (size_t)d->cols, (size_t)d->bh, (size_t)d->bw, s, weights);
+            /* each expert is one [rows, cols] matrix with its own grid (FP8Experts indexes [expert_idx]) */
+            size_t e_n = d->experts ? (size_t)d->experts : 1, per = (size_t)(d->rows * d->cols), grid = (size_t)(d->gr * d->gc);
+            for (size_t e = 0; e < e_n; e++)
+                pc_fp8_dequant(impl)(w + e * per, (size_t)d->rows, (size_t)d->cols, (size_t)d->bh, (size_t)d->bw, s + e * grid, weights + e * per);
         }
         free(s);
         free(z);
@@ -541,29 +649,32 @@ static void fp8_module_free(void *priv) { free(priv); }
 static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
 {
     const f8_module *d = pm->priv;
-    uint64_t N = pm->shape[0], K = pm->shape[1];
-    if (!d || pm->ndim != 2 || d->rows != N || d->cols != K) { snprintf(p->note, sizeof p->note, "FP8 module description not understood"); return 1; }
+    int o = d && d->experts ? 1 : 0; /* fused experts [E, N, K]: each expert its own grid */
+    uint64_t E = o ? pm->shape[0] : 1, N = pm->shape[o], K = pm->shape[o + 1];
+    if (!d || pm->ndim != 2 + o || d->rows != N || d->cols != K || (o && d->experts != E)) { snprintf(p->note, sizeof p->note, "FP8 module description not understood"); return 1; }
     float *sc = pc_diag_load_floats(d->scale);
     int64_t *zp = d->zp ? pc_diag_load_ints(d->zp) : NULL;
     int rc = 1;
-    if (!sc || (d->zp && !zp) || d->scale->numel != d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
+    if (!sc || (d->zp && !zp) || d->scale->numel != E * d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
     rc = -1;
     if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_BLOCK_SHAPE)) goto out;
     if (d->e8m0) { /* MXFP8: the exact powers of two; a linear reader multiplies by the byte itself */
         if (pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR)) goto out;
-        for (size_t i = 0; i < (size_t)pm->numel; i++) p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[((i / K) / d->bh) * d->gc + (i % K) / d->bw];
+        for (size_t i = 0; i < (size_t)pm->numel; i++) p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[((i / K) / d->bh) * d->gc + (i % K) / d->bw]; /* 2-D only: mxfp8 has no experts */
         for (size_t i = 0; i < (size_t)d->scale->numel; i++) sc[i] = ldexpf(1.0f, (int)sc[i] - 127);
     }
     uint64_t bh2 = N / d->gr ? N / d->gr : 1, bw2 = K / d->gc ? K / d->gc : 1;
-    for (uint64_t n = 0; n < N; n++)
+    for (uint64_t row = 0; row < E * N; row++) { /* row e * N + n of the [E * N, K] view */
+        uint64_t n = row % N, eg = (row / N) * d->gr * d->gc, r2 = n / bh2;
         for (uint64_t k = 0; k < K; k++) {
-            size_t i = (size_t)(n * K + k);
-            uint64_t g = (n / d->bh) * d->gc + k / d->bw, r2 = n / bh2, c2 = k / bw2;
+            size_t i = (size_t)(row * K + k);
+            uint64_t g = eg + (n / d->bh) * d->gc + k / d->bw, c2 = k / bw2;
             p->s[i] = sc[g];
-            p->alt_s[PC_ALT_GRID_T][i] = sc[(k / d->bw) * d->gr + n / d->bh];
-            p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[(r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
+            p->alt_s[PC_ALT_GRID_T][i] = sc[eg + (k / d->bw) * d->gr + n / d->bh];
+            p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[eg + (r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
             p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? 128 + (zp ? zp[g] : 0) : 0);
         }
+    }
     rc = 0;
 out:
     free(sc); free(zp);
