@@ -2,7 +2,8 @@
 
 transformers picks the reader from config.json's `quantization_config.quant_method`:
   fp8:    FineGrainedFP8Config(**quantization_config) validates the config; every `M.weight` with a
-          `M.weight_scale_inv` is dequantized by `Fp8Dequantize._dequantize_one` (integrations/
+          `M.weight_scale_inv`, and every fused expert tensor `P` (FP8Experts: `gate_up_proj`,
+          `down_proj` [E, N, K]) with its `P_scale_inv`, is dequantized by `Fp8Dequantize._dequantize_one` (integrations/
           finegrained_fp8.py), the op that `from_pretrained(..., FineGrainedFP8Config(dequantize=True))`
           runs on CPU, asked for float32 (the contract's f32 form; at load it targets the parameter's
           dtype). Codes: the stored F8_E4M3 bytes as transformers holds them (no unpacking exists).
@@ -26,12 +27,16 @@ def fp8_modules(t, qcfg):
     deq = Fp8Dequantize(hf_quantizer=None)  # _dequantize_one reads nothing from the quantizer
     out = {}
     for k in sorted(t):
-        if not k.endswith(".weight_scale_inv"):
+        if k.endswith(".weight_scale_inv"):  # a linear: M.weight + M.weight_scale_inv
+            m = k[: -len(".weight_scale_inv")]
+            w = t.get(m + ".weight")
+        elif k.endswith("_scale_inv"):  # fused experts (FP8Experts): P [E, N, K] + P_scale_inv
+            m = k[: -len("_scale_inv")]
+            w = t.get(m)
+        else:
             continue
-        m = k[: -len(".weight_scale_inv")]
-        w = t.get(m + ".weight")
         if w is None:
-            raise _common.Refuse(f"{m}: weight_scale_inv without weight")
+            raise _common.Refuse(f"{m}: {k} without its weight")
         f = deq._dequantize_one(w, t[k], output_dtype=torch.float32)
         out[m] = (w.contiguous().view(torch.uint8).numpy(), f.numpy())
     return out
