@@ -62,22 +62,20 @@ static const char *const k_parts[] = {"weight", "weight_scale", "weight_scale_in
 
 /* ---- names ---- */
 
-static const pc_tensor *sibling(const pc_input *in, const char *prefix, const char *suffix)
+/* The tensor named name + sep + suffix, or NULL. */
+static const pc_tensor *find_joined(const pc_input *in, const char *name, const char *sep, const char *suffix)
 {
-    char *n = pc_asprintf("%s.%s", prefix, suffix);
+    char *n = pc_asprintf("%s%s%s", name, sep, suffix);
     const pc_tensor *t = n ? pc_input_find(in, n) : NULL;
     free(n);
     return t;
 }
 
+/* M.suffix of module prefix M; P + suffix of fused experts P. */
+static const pc_tensor *sibling(const pc_input *in, const char *prefix, const char *suffix) { return find_joined(in, prefix, ".", suffix); }
+static const pc_tensor *sibling_suffix(const pc_input *in, const char *name, const char *suffix) { return find_joined(in, name, "", suffix); }
+
 /* M for a tensor named M.weight, else NULL (caller frees). */
-static const pc_tensor *sibling_suffix(const pc_input *in, const char *name, const char *suffix)
-{
-    char *n = pc_asprintf("%s%s", name, suffix);
-    const pc_tensor *t = n ? pc_input_find(in, n) : NULL;
-    free(n);
-    return t;
-}
 
 static char *weight_prefix(const char *name)
 {
@@ -421,6 +419,25 @@ static int scan_nan_weights(pc_input *in, const pc_tensor *t, pc_ctx *cx)
     return 0;
 }
 
+/* Module prefix as decodable, described by d: its view is [rows, cols], or [E, rows, cols] for
+ * fused experts. NULL when out of memory (cx->oom set). */
+static pc_module *add_module(pc_input *in, const char *prefix, const char *layout, const f8_module *d, pc_ctx *cx)
+{
+    pc_module *m = pc_module_add(in, &pc_format_fp8, prefix, layout);
+    f8_module *p = m ? malloc(sizeof *p) : NULL;
+    if (!p) { cx->oom = true; return NULL; }
+    *p = *d;
+    m->priv = p;
+    int o = d->experts ? 1 : 0;
+    m->ndim = 2 + o;
+    if (o) m->shape[0] = d->experts;
+    m->shape[o] = d->rows;
+    m->shape[o + 1] = d->cols;
+    m->numel = d->w->numel;
+    m->bits = 8;
+    return m;
+}
+
 /* Every rule of one module; adds it as decodable when all hold. */
 static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, const pc_tensor *w, const f8_grid *g,
                          bool symmetric, bool static_act, pc_ctx *cx)
@@ -436,17 +453,8 @@ static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, co
     ok = check_input_scale(in, prefix, static_act, cx) && ok;
     if (kind != F8_CT_INT && scan_nan_weights(in, w, cx)) { cx->oom = true; return; }
     if (!ok) return;
-    pc_module *m = pc_module_add(in, &pc_format_fp8, prefix, layout);
-    f8_module *p = m ? malloc(sizeof *p) : NULL;
-    if (!p) { cx->oom = true; return; }
-    *p = d;
-    m->priv = p;
-    m->ndim = 2;
-    m->shape[0] = d.rows;
-    m->shape[1] = d.cols;
-    m->numel = w->numel;
-    m->bits = 8;
-    pc_module_claim_suffixes(in, prefix, m->layout, k_parts);
+    pc_module *m = add_module(in, prefix, layout, &d, cx);
+    if (m) pc_module_claim_suffixes(in, prefix, m->layout, k_parts);
 }
 
 /* Fused MoE experts P [E, N, K] beside P_scale_inv (and P_activation_scale [E] under static
@@ -468,15 +476,8 @@ static void check_experts(pc_input *in, const pc_tensor *w, const f8_grid *g, bo
     if (as && pc_scan_floats_finite(in, cx, as, "FP8-008", true)) { cx->oom = true; return; }
     if (scan_nan_weights(in, w, cx)) { cx->oom = true; return; }
     if (!ok) return;
-    pc_module *m = pc_module_add(in, &pc_format_fp8, w->name, k_layout[F8_DEEPSEEK]);
-    f8_module *p = m ? malloc(sizeof *p) : NULL;
-    if (!p) { cx->oom = true; return; }
-    *p = d;
-    m->priv = p;
-    m->ndim = 3;
-    for (int i = 0; i < 3; i++) m->shape[i] = w->shape[i];
-    m->numel = w->numel;
-    m->bits = 8;
+    pc_module *m = add_module(in, w->name, k_layout[F8_DEEPSEEK], &d, cx);
+    if (!m) return;
     pc_tensor_claim(in, w, m->layout);
     pc_tensor_claim(in, d.scale, m->layout);
     if (as) pc_tensor_claim(in, as, m->layout);
