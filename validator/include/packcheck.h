@@ -132,6 +132,7 @@ typedef struct pc_file {
     int fd;
     uint64_t size;
     char sha256[65];             /* lowercase hex of the whole file when hashed (validate --hash), else "" */
+    struct pc_remote *remote;    /* a URL: reads are HTTP range requests (core/remote.h), fd is -1 */
 } pc_file;
 
 /* safetensors dtypes, in the crate's enum order (FORMATS.md 2.3). */
@@ -197,7 +198,18 @@ typedef struct pc_input {
      * tensors[i] (set by pc_tensor_claim during check), NULL while unclaimed. */
     const char **claimed_by;
     struct pc_accounting *acct; /* filled at the end of pc_validate */
+    /* How much was read (validate --tier): PC_TIER_FULL every data byte the rules need, HEADER no
+     * tensor data (formats and data rules not evaluated), SAMPLE sample_blocks units per scan plus
+     * its first and last, chosen with sample_seed. */
+    int tier;
+    unsigned sample_blocks;
+    uint64_t sample_seed;
+    bool remote;                 /* named by URL */
+    uint64_t bytes_fetched, requests; /* HTTP cost of a remote input (bodies, requests) */
+    bool from_cache;             /* the verdict came from the verdict cache: nothing was read */
 } pc_input;
+
+enum { PC_TIER_FULL = 0, PC_TIER_HEADER = 1, PC_TIER_SAMPLE = 2 };
 
 /* Open INPUT (file or folder), read its container(s) and sidecar configs, evaluating ST/GGUF/CFG
  * container rules. Returns NULL only when out of memory; unreadable inputs set cx->io_error. */

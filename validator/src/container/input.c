@@ -4,6 +4,7 @@
 #include "shard_index.h"
 
 #include "../core/file.h"
+#include "../core/remote.h"
 #include "../core/pagebuf.h"
 #include "../core/util.h"
 #include "../core/scan.h"
@@ -96,6 +97,8 @@ static void line_col(const char *text, size_t at, size_t *line, size_t *col)
     }
 }
 
+static cJSON *parse_json(char *text, size_t len, const char *label, pc_ctx *cx);
+
 static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
 {
     pc_eval(cx, "CFG-001");
@@ -107,6 +110,27 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
         else pc_report(cx, "CFG-001", label, -1, "%s is unreadable or larger than 16 MiB", label);
         return NULL;
     }
+    return parse_json(text, len, label, cx);
+}
+
+/* A sidecar beside a remote input: absent (404) is as a missing file; a failed fetch is an I/O
+ * error (the input could not be read), never a CFG finding about bytes that did not arrive. */
+static cJSON *load_json_remote(const char *url, const char *label, pc_ctx *cx)
+{
+    size_t len;
+    bool absent;
+    char *text = pc_remote_slurp(url, SIDECAR_MAX_BYTES, &len, &absent);
+    if (!text) {
+        if (!absent) pc_io_error(cx, "%s: cannot fetch", url);
+        return NULL;
+    }
+    pc_eval(cx, "CFG-001");
+    return parse_json(text, len, label, cx);
+}
+
+/* Parses and frees text: one JSON object, else a CFG-001 finding. */
+static cJSON *parse_json(char *text, size_t len, const char *label, pc_ctx *cx)
+{
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     /* "One JSON object": text after it (a second object, garbage) is an error, as in json.loads. */
@@ -135,16 +159,20 @@ static bool inside(const char *root, const char *path, const char *label, pc_ctx
     return false;
 }
 
+static cJSON *load_sidecar(const pc_input *in, const char *name, const char *root, pc_ctx *cx)
+{
+    char *p = pc_path_join(in->dir, name);
+    cJSON *j = NULL;
+    if (p && in->remote) j = load_json_remote(p, name, cx);
+    else if (p && pc_path_present(p) && inside(root, p, name, cx)) j = load_json(p, name, cx);
+    free(p);
+    return j;
+}
+
 static void load_sidecars(pc_input *in, const char *override, const char *root, pc_ctx *cx)
 {
-    char *p = pc_path_join(in->dir, "config.json");
-    if (p && pc_path_present(p) && inside(root, p, "config.json", cx)) in->config_json = load_json(p, "config.json", cx);
-    free(p);
-    for (int i = 0; i < 3; i++) {
-        p = pc_path_join(in->dir, k_sidecars[i]);
-        if (p && pc_path_present(p) && inside(root, p, k_sidecars[i], cx)) in->sidecars[i] = load_json(p, k_sidecars[i], cx);
-        free(p);
-    }
+    in->config_json = load_sidecar(in, "config.json", root, cx);
+    for (int i = 0; i < 3; i++) in->sidecars[i] = load_sidecar(in, k_sidecars[i], root, cx);
     if (override) {
         if (!pc_path_present(override)) pc_io_error(cx, "--config %s: no such file", override);
         else in->sidecars[SIDECAR_OVERRIDE] = load_json(override, override, cx);
@@ -220,11 +248,31 @@ static bool is_torch_checkpoint(const pc_file *f)
     return (zip || pickle) && !st_like;
 }
 
-static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *cap)
+/* The first weight_map entry naming shard (the tensor a local ST-031 finding names). */
+static const char *index_first_tensor(const st_index *ix, const char *shard)
+{
+    const cJSON *wm = cJSON_GetObjectItemCaseSensitive(ix->root, "weight_map"), *e;
+    cJSON_ArrayForEach(e, wm)
+        if (cJSON_IsString(e) && !strcmp(e->valuestring, shard)) return e->string;
+    return shard;
+}
+
+/* index_name: the shard's name when the index named it (a remote shard the server does not have
+ * is then ST-031, as a missing local one is, not an unreadable input). */
+static int open_container(pc_input *in, const char *path, pc_ctx *cx, size_t *cap, const st_index *ix, const char *index_name)
 {
     pc_file *f = &in->files[in->nfiles];
     const char *why;
-    if (pc_file_open_why(f, path, &why)) { pc_io_error(cx, "%s: cannot open: %s", path, why); free(f->path); return 0; }
+    if (pc_file_open_why(f, path, &why)) {
+        if (index_name && in->remote && !strncmp(why, "not found", 9)) {
+            pc_report(cx, "ST-031", index_first_tensor(ix, index_name), -1, "shard \"%s\" does not exist (HTTP 404)", index_name);
+            pc_remote_failure_reset();
+        } else {
+            pc_io_error(cx, "%s: cannot open: %s", path, why);
+        }
+        free(f->path);
+        return 0;
+    }
     in->nfiles++;
     uint8_t magic[4] = {0};
     bool has_magic = f->size >= 4 && pc_file_read(f, 0, magic, 4) == 0;
@@ -265,6 +313,58 @@ static size_t cap_shards(char **names, size_t n, pc_ctx *cx)
     return MAX_SHARDS;
 }
 
+/* Open the folder's containers names[0..n) (after the ST-036 cap) and check them together. */
+static int open_listed(pc_input *in, char **names, size_t n, const st_index *ix, const char *root, pc_ctx *cx, size_t *cap)
+{
+    int rc = 0;
+    in->files = calloc(n ? n : 1, sizeof *in->files);
+    if (!in->files) return -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char *p = names[i] ? pc_path_join(in->dir, names[i]) : NULL;
+        rc = !p ? -1 : inside(root, p, names[i], cx) ? open_container(in, p, cx, cap, ix, ix->root ? names[i] : NULL) : 0;
+        free(p);
+    }
+    if (rc == 0) {
+        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        check_cross_file_duplicates(in, cx);
+        if (ix->root && !pc_family_failed(cx, "ST")) st_index_verify(ix, in, cx);
+    }
+    return rc;
+}
+
+/* A folder URL cannot be listed: its containers are the index's shards, else model.safetensors
+ * (the name transformers saves an unsharded checkpoint under). */
+static int open_remote_folder(pc_input *in, pc_ctx *cx, size_t *cap)
+{
+    st_index ix = {0};
+    char **names = NULL;
+    size_t n = 0, len = 0;
+    bool absent = false;
+    char *index_url = pc_path_join(in->dir, "model.safetensors.index.json");
+    char *text = index_url ? pc_remote_slurp(index_url, INDEX_MAX_BYTES, &len, &absent) : NULL;
+    int rc = 0;
+    if (!text && !absent) { pc_io_error(cx, "%s: cannot fetch", index_url ? index_url : in->dir); free(index_url); return 0; }
+    free(index_url);
+    if (text) rc = st_index_parse(in->dir, text, len, cx, &ix);
+    if (rc == 0 && ix.root) {
+        names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
+        for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
+    } else if (rc == 0 && !text) {
+        names = calloc(1, sizeof *names);
+        if (names && (names[0] = pc_strdup("model.safetensors"))) n = 1;
+    } else if (rc == 0) {
+        /* An index too broken to use (ST-030 failed): a folder URL cannot be listed, so its shards
+         * cannot be found; the input is rejected by ST-030 and no container is read. */
+        names = calloc(1, sizeof *names);
+    }
+    if (!names) rc = -1;
+    else rc = open_listed(in, names, cap_shards(names, n, cx), &ix, NULL, cx, cap);
+    for (size_t i = 0; names && i < n; i++) free(names[i]);
+    free(names);
+    st_index_free(&ix);
+    return rc;
+}
+
 static int open_folder(pc_input *in, const char *root, pc_ctx *cx, size_t *cap)
 {
     st_index ix = {0};
@@ -291,18 +391,7 @@ static int open_folder(pc_input *in, const char *root, pc_ctx *cx, size_t *cap)
         goto out;
     }
     n = cap_shards(names, n, cx);
-    in->files = calloc(n ? n : 1, sizeof *in->files);
-    if (!in->files) { rc = -1; goto out; }
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        char *p = names[i] ? pc_path_join(in->dir, names[i]) : NULL;
-        rc = !p ? -1 : inside(root, p, names[i], cx) ? open_container(in, p, cx, cap) : 0;
-        free(p);
-    }
-    if (rc == 0) {
-        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
-        check_cross_file_duplicates(in, cx);
-        if (ix.root && !pc_family_failed(cx, "ST")) st_index_verify(&ix, in, cx);
-    }
+    rc = open_listed(in, names, n, &ix, root, cx, cap);
 out:
     for (size_t i = 0; names && i < n; i++) free(names[i]);
     free(names);
@@ -310,11 +399,43 @@ out:
     return rc;
 }
 
+/* An input named by URL (core/remote.h): the same reading as a local one, through range requests. */
+static pc_input *open_remote(pc_input *in, const char *config_override, pc_ctx *cx)
+{
+    in->remote = true;
+    if (!in->path) { pc_input_free(in); return NULL; }
+    if (!pc_remote_available()) {
+        pc_io_error(cx, "%s: this packcheck was built without libcurl (install libcurl4-openssl-dev and rebuild): URLs cannot be read", in->path);
+        return in;
+    }
+    char *url = pc_url_resolve(in->path);
+    if (!url) { pc_io_error(cx, "%s: not a valid hf://ORG/REPO[@REVISION][/FILE] name", in->path); return in; }
+    bool folder = pc_url_is_folder(url);
+    in->dir = folder ? pc_strdup(url) : pc_dirname(url);
+    if (!in->dir) { free(url); pc_input_free(in); return NULL; }
+    load_sidecars(in, config_override, NULL, cx);
+    size_t cap = 0;
+    int rc = 0;
+    if (cx->io_error) {
+        /* a sidecar could not be fetched: the input is unreadable */
+    } else if (folder) {
+        rc = open_remote_folder(in, cx, &cap);
+    } else {
+        in->files = calloc(1, sizeof *in->files);
+        rc = in->files ? open_container(in, url, cx, &cap, NULL, NULL) : -1;
+        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+    }
+    free(url);
+    if (rc) cx->oom = true;
+    return in;
+}
+
 pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *cx)
 {
     pc_input *in = calloc(1, sizeof *in);
     if (!in) return NULL;
     in->path = pc_strdup(path);
+    if (pc_is_url(path)) return open_remote(in, config_override, cx);
     bool dir = pc_is_dir(path);
     in->dir = dir ? pc_strdup(path) : pc_dirname(path);
     if (!in->path || !in->dir) { pc_input_free(in); return NULL; }
@@ -329,7 +450,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
         rc = 0;
     } else {
         in->files = calloc(1, sizeof *in->files);
-        rc = in->files ? open_container(in, path, cx, &cap) : -1;
+        rc = in->files ? open_container(in, path, cx, &cap, NULL, NULL) : -1;
         pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
     }
     free(root);

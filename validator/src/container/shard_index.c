@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INDEX_MAX_BYTES (64u << 20)
 
 static const char *INDEX_NAME = "model.safetensors.index.json";
 
@@ -66,6 +65,14 @@ int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix)
         else pc_report(cx, "ST-030", INDEX_NAME, -1, "unreadable or larger than 64 MiB");
         return 0;
     }
+    return st_index_parse(dir, text, len, cx, ix);
+}
+
+int st_index_parse(const char *dir, char *text, size_t len, pc_ctx *cx, st_index *ix)
+{
+    memset(ix, 0, sizeof *ix);
+    pc_eval(cx, "ST-030");
+    pc_eval(cx, "ST-031");
     /* Strict JSON (the header lexer's rules: no BOM, no control bytes, no trailing text). */
     size_t nval, err;
     const char *end = NULL;

@@ -19,6 +19,9 @@ typedef struct st_index {
     size_t nentries;
 } st_index;
 int st_index_load(const char *dir, const char *path, pc_ctx *cx, st_index *ix);
+/* The same over text already read (a remote index); frees text. */
+int st_index_parse(const char *dir, char *text, size_t len, pc_ctx *cx, st_index *ix);
+#define INDEX_MAX_BYTES (64u << 20)
 void st_index_verify(const st_index *ix, const pc_input *in, pc_ctx *cx);
 void st_index_free(st_index *ix);
 #endif

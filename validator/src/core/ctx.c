@@ -1,5 +1,6 @@
 /* Findings for one input: which rules were evaluated and which broke, where. */
 #include "packcheck.h"
+#include "remote.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -82,6 +83,11 @@ void pc_io_error(pc_ctx *cx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(cx->io_message, sizeof cx->io_message, fmt, ap);
     va_end(ap);
+    /* A failed HTTP read: say which URL and what went wrong, when the message does not already. */
+    const char *remote = pc_remote_failure();
+    size_t n = strlen(cx->io_message);
+    if (remote[0] && !strstr(cx->io_message, pc_remote_failure_what()) && n + 4 < sizeof cx->io_message)
+        snprintf(cx->io_message + n, sizeof cx->io_message - n, " (%s)", remote);
     cx->io_error = true;
 }
 

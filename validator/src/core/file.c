@@ -1,5 +1,6 @@
 /* Bounded reads: every read names its offset and length and is refused past the end of file. */
 #include "file.h"
+#include "remote.h"
 #include "util.h"
 
 #include <errno.h>
@@ -8,6 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static uint64_t g_local_bytes; /* read from local files by pc_file_read (validate's bytes_fetched) */
+
+uint64_t pc_file_local_bytes(void) { return __atomic_load_n(&g_local_bytes, __ATOMIC_RELAXED); }
 
 static const char *kind_of(mode_t m)
 {
@@ -22,6 +27,7 @@ static const char *kind_of(mode_t m)
 
 const char *pc_path_kind(const char *path)
 {
+    if (pc_is_url(path)) return "a regular file"; /* a URL is opened, and refused then if it is not there */
     struct stat st;
     if (stat(path, &st) == 0 || lstat(path, &st) == 0) return kind_of(st.st_mode);
     return NULL;
@@ -60,8 +66,13 @@ int pc_file_open_why(pc_file *f, const char *path, const char **why)
     f->path = pc_strdup(path);
     f->fd = -1;
     f->size = 0;
+    f->remote = NULL;
     *why = "out of memory";
     if (!f->path) return -1;
+    if (pc_is_url(path)) {
+        f->remote = pc_remote_open(path, &f->size, why);
+        return f->remote ? 0 : -1;
+    }
     int fd = pc_open_regular(path, why);
     if (fd < 0) return -1;
     struct stat st;
@@ -74,6 +85,8 @@ int pc_file_open_why(pc_file *f, const char *path, const char **why)
 void pc_file_close(pc_file *f)
 {
     if (f->fd >= 0) close(f->fd);
+    pc_remote_close(f->remote);
+    f->remote = NULL;
     free(f->path);
     f->path = NULL;
     f->fd = -1;
@@ -82,6 +95,8 @@ void pc_file_close(pc_file *f)
 int pc_file_read(const pc_file *f, uint64_t off, void *buf, size_t len)
 {
     if (off > f->size || len > f->size - off) return -1;
+    if (f->remote) return pc_remote_read(f->remote, off, buf, len);
+    __atomic_add_fetch(&g_local_bytes, len, __ATOMIC_RELAXED);
     uint8_t *p = buf;
     while (len) {
         ssize_t got = pread(f->fd, p, len, (off_t)off);

@@ -14,4 +14,6 @@ const char *pc_path_kind(const char *path);
 void pc_file_close(pc_file *f);
 /* Read exactly len bytes at off; -1 when the range is outside the file or the read fails. */
 int pc_file_read(const pc_file *f, uint64_t off, void *buf, size_t len);
+/* Bytes pc_file_read has read from local files in this process (remote ones: pc_remote_stats). */
+uint64_t pc_file_local_bytes(void);
 #endif

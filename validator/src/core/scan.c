@@ -246,6 +246,62 @@ static void run_file(pc_input *in, file_job *job, uint8_t *buf, uint8_t *buf2)
     }
 }
 
+/* --tier sample: each scan sees its first and last unit (the edge blocks, the last one possibly
+ * partial) and in->sample_blocks more drawn at random (splitmix64 seeded by in->sample_seed, the
+ * file and the scan's offset, so a run is reproducible), in offset order, adjacent units read
+ * together. The scan finishes as complete: its rules are evaluated on the units it saw. */
+#define PC_SAMPLE_MAX 256
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t sample_units(const pc_input *in, size_t file, const scan_req *r, uint64_t *picks)
+{
+    uint64_t nunits = (r->end - r->begin + r->unit - 1) / r->unit, seed = in->sample_seed ^ (file * 0x100000001b3ull) ^ r->begin;
+    size_t want = in->sample_blocks < PC_SAMPLE_MAX - 2 ? in->sample_blocks : PC_SAMPLE_MAX - 2, n = 0;
+    picks[n++] = 0;
+    if (nunits > 1) picks[n++] = nunits - 1;
+    for (size_t i = 0; i < want && nunits > 2; i++) picks[n++] = 1 + splitmix64(&seed) % (nunits - 2);
+    pc_sort(picks, n, sizeof *picks, cmp_u64);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || picks[i] != picks[u - 1]) picks[u++] = picks[i];
+    return u;
+}
+
+static void run_sampled(pc_input *in, file_job *job, uint8_t *buf)
+{
+    pc_file *f = &in->files[job->file];
+    uint64_t picks[PC_SAMPLE_MAX];
+    for (size_t k = 0; k < job->n && !job->io_error; k++) {
+        scan_req *r = job->reqs[k];
+        size_t np = r->end > r->begin ? sample_units(in, job->file, r, picks) : 0;
+        for (size_t i = 0; i < np && !r->stopped;) {
+            size_t j = i + 1; /* a run of adjacent units, at most one window */
+            while (j < np && picks[j] == picks[j - 1] + 1 && (picks[j] - picks[i] + 1) * r->unit <= PC_SCAN_WINDOW) j++;
+            uint64_t a = r->begin + picks[i] * r->unit, b = r->begin + (picks[j - 1] + 1) * r->unit;
+            if (b > r->end) b = r->end;
+            if (pc_file_read(f, a, buf, (size_t)(b - a))) { job->io_error = true; break; }
+            pc_progress_add(b - a);
+            deliver(r, a, buf, (size_t)(b - a));
+            i = j;
+        }
+        if (!job->io_error) req_done(r);
+        if (r->oom) job->oom = true;
+    }
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Workers: files are claimed one at a time, so shards run in parallel.
  * --------------------------------------------------------------------------------------------- */
@@ -266,7 +322,8 @@ static void *worker(void *arg)
         size_t j = __atomic_fetch_add(&ps->next, 1, __ATOMIC_RELAXED);
         if (j >= ps->njobs) break;
         if (!buf) { ps->jobs[j].oom = true; continue; }
-        run_file(ps->in, &ps->jobs[j], buf, buf2); /* buf2 NULL (no memory): hash inline */
+        if (ps->in->tier == PC_TIER_SAMPLE && !ps->jobs[j].hash) run_sampled(ps->in, &ps->jobs[j], buf);
+        else run_file(ps->in, &ps->jobs[j], buf, buf2); /* buf2 NULL (no memory): hash inline */
     }
     free(buf);
     free(buf2);

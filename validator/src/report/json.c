@@ -63,6 +63,19 @@ cJSON *pc_report_input_json(const pc_result *r)
     cJSON_AddStringToObject(o, "format", r->in ? pc_input_format(r->in) : "safetensors");
     cJSON_AddStringToObject(o, "verdict", pc_result_verdict(r));
     if (r->seconds >= 0) cJSON_AddNumberToObject(o, "seconds", r->seconds);
+    if (r->in) { /* what the run cost (validate --tier; remote inputs are read with range requests) */
+        static const char *const tiers[] = {"full", "header", "sample"};
+        cJSON_AddStringToObject(o, "tier", tiers[r->in->tier >= 0 && r->in->tier <= 2 ? r->in->tier : 0]);
+        if (r->in->tier == PC_TIER_SAMPLE) {
+            cJSON *smp = cJSON_AddObjectToObject(o, "sample");
+            cJSON_AddNumberToObject(smp, "blocks", r->in->sample_blocks);
+            cJSON_AddNumberToObject(smp, "seed", (double)r->in->sample_seed);
+        }
+        cJSON_AddBoolToObject(o, "remote", r->in->remote);
+        cJSON_AddNumberToObject(o, "bytes_fetched", (double)r->in->bytes_fetched);
+        cJSON_AddNumberToObject(o, "requests", (double)r->in->requests);
+        if (r->in->from_cache) cJSON_AddBoolToObject(o, "cached", true);
+    }
     if (r->cx->io_error) cJSON_AddStringToObject(o, "error", r->cx->io_message);
     else if (r->cx->oom) cJSON_AddStringToObject(o, "error", "out of memory");
     if (r->in && r->in->hash_files) { /* validate --hash: per-file SHA-256, for certificates and manifests */
@@ -99,7 +112,10 @@ cJSON *pc_report_input_json(const pc_result *r)
             cJSON_AddItemToArray(res, result_entry(rule, r->cx->profile, f->status, f->tensor, f->offset, f->message));
             any = true;
         }
-        if (!any) cJSON_AddItemToArray(res, result_entry(rule, r->cx->profile, pc_rule_status(r->cx, rule), "", -1, ""));
+        pc_status st = pc_rule_status(r->cx, rule);
+        /* A rule a lower tier could not reach is said so: skipped, never passed. */
+        const char *why = st == PC_STATUS_SKIP && r->in && r->in->tier == PC_TIER_HEADER ? "not evaluated at --tier header (no tensor data read)" : "";
+        if (!any) cJSON_AddItemToArray(res, result_entry(rule, r->cx->profile, st, "", -1, why));
     }
     return o;
 }
