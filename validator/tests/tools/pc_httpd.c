@@ -17,6 +17,8 @@
  *   /etag/P      the ETag changes on every range request after the first
  *   /loop/P      302 to itself, every request
  *   /hub/ORG/REPO/resolve/REV/F   302 to /ok/ORG/REPO/F (the Hub's file URLs, redirected as the Hub does)
+ * late-MODE (late-no206, late-drop, ...) answers the first range request of the file (the one at
+ * offset 0, which opens it) as /ok/ does and every later one as MODE: a fault in the middle of a run.
  * A missing file or a path with ".." is 404. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -112,6 +114,7 @@ static int serve(int fd, const char *method, const char *path, const char *range
         return 0;
     }
     if (ranged && b >= size) b = size - 1;
+    if (!strncmp(mode, "late-", 5)) memmove(mode, a == 0 ? "ok" : mode + 5, a == 0 ? 3 : strlen(mode + 5) + 1);
     if (ranged && !strcmp(mode, "etag") && g_etag_count++ > 0) snprintf(etag, sizeof etag, "\"changed-%u\"", g_etag_count);
     char h[1024];
     int rc = 0, n;
