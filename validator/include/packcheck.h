@@ -206,7 +206,9 @@ typedef struct pc_input {
     uint64_t sample_seed;
     bool remote;                 /* named by URL */
     uint64_t bytes_fetched, requests; /* HTTP cost of a remote input (bodies, requests) */
-    bool from_cache;             /* the verdict came from the verdict cache: nothing was read */
+    void *cached;                /* cJSON*: validate --cache's stored report entry that stands for
+                                  * this run (nothing was validated), owned by the input; else NULL */
+    char index_id[72];           /* "sha256:HEX" of model.safetensors.index.json as read, "" when none */
 } pc_input;
 
 enum { PC_TIER_FULL = 0, PC_TIER_HEADER = 1, PC_TIER_SAMPLE = 2 };

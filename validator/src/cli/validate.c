@@ -4,6 +4,7 @@
 #include "../core/file.h"
 #include "../core/remote.h"
 #include "../report/report.h"
+#include "../validate/cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,11 @@ static const char *HELP =
     "rules are not evaluated, and the verdict is at best `unchecked`); --tier sample adds, per data\n"
     "scan, its first and last block and --sample-blocks N (default 4) more drawn with --seed S\n"
     "(default 0); --tier full (the default) reads everything the rules need. The JSON report states\n"
-    "per input `tier`, `bytes_fetched` and `requests`.\n\n" CLI_CONV_HELP;
+    "per input `tier`, `bytes_fetched` and `requests`.\n"
+    "--cache FILE keeps verdicts in an SQLite file (created when absent), keyed by each file's ETag\n"
+    "(remote) or identity (local), size, the configs and index, packcheck version, rule catalogue,\n"
+    "tier and options: an unchanged input is answered from it without reading tensor data (its\n"
+    "report entry says \"cached\": true). A run that failed to read is never stored.\n\n" CLI_CONV_HELP;
 
 static double now_s(void)
 {
@@ -109,13 +114,35 @@ static int parse(int argc, char **argv, opts *o)
     return 0;
 }
 
+/* What besides the files decides a cached verdict: the profile and the rule selection. */
+static char *cache_options(const opts *o)
+{
+    size_t cap = 64;
+    for (size_t i = 0; i < o->conv.nselect; i++) cap += strlen(o->conv.select[i]) + 1;
+    for (size_t i = 0; i < o->conv.nignore; i++) cap += strlen(o->conv.ignore[i]) + 1;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    size_t n = (size_t)snprintf(s, cap, "profile=%d;werror=%d;select=", (int)o->profile, o->conv.warnings_as_errors);
+    for (size_t i = 0; i < o->conv.nselect; i++) n += (size_t)snprintf(s + n, cap - n, "%s,", o->conv.select[i]);
+    n += (size_t)snprintf(s + n, cap - n, ";ignore=");
+    for (size_t i = 0; i < o->conv.nignore; i++) n += (size_t)snprintf(s + n, cap - n, "%s,", o->conv.ignore[i]);
+    return s;
+}
+
 static int run(opts *o)
 {
     int n = o->ninputs, rc = PC_EXIT_ERROR;
     pc_result *res = calloc((size_t)n, sizeof *res);
     pc_ctx *cxs = calloc((size_t)n, sizeof *cxs);
     pc_input **ins = calloc((size_t)n, sizeof *ins);
-    if (!res || !cxs || !ins) goto out;
+    char **keys = calloc((size_t)n, sizeof *keys);
+    char *copts = o->cache ? cache_options(o) : NULL;
+    pc_cache *cache = NULL;
+    if (!res || !cxs || !ins || !keys || (o->cache && !copts)) goto out;
+    if (o->cache) {
+        const char *why;
+        if (!(cache = pc_cache_open(o->cache, &why))) { fprintf(stderr, "packcheck: --cache %s: %s\n", o->cache, why); goto out; }
+    }
     cli_progress_start(o->conv.progress, "validate", o->hash ? cli_paths_bytes(o->inputs, n) : 0);
     for (int i = 0; i < n; i++) {
         double t0 = now_s();
@@ -128,8 +155,11 @@ static int run(opts *o)
             ins[i]->tier = o->tier;
             ins[i]->sample_blocks = o->sample_blocks;
             ins[i]->sample_seed = o->seed;
-            pc_validate(ins[i], &cxs[i]);
-            cli_conv_apply(&o->conv, &cxs[i]);
+            if (cache && (keys[i] = pc_cache_key(ins[i], &cxs[i], copts))) ins[i]->cached = pc_cache_get(cache, keys[i]);
+            if (!ins[i]->cached) {
+                pc_validate(ins[i], &cxs[i]);
+                cli_conv_apply(&o->conv, &cxs[i]);
+            }
         } else cxs[i].oom = true;
         pc_remote_stats(&b1, &r1);
         if (ins[i]) {
@@ -137,6 +167,12 @@ static int run(opts *o)
             ins[i]->requests = r1 - r0;
         }
         res[i] = (pc_result){o->inputs[i], ins[i], &cxs[i], now_s() - t0};
+        /* Only a run that read everything it asked for is stored: never a failed read's verdict. */
+        if (cache && keys[i] && ins[i] && !ins[i]->cached && !cxs[i].io_error && !cxs[i].oom) {
+            cJSON *entry = pc_report_input_json(&res[i]);
+            if (!entry || pc_cache_put(cache, keys[i], ins[i], entry)) fprintf(stderr, "packcheck: --cache %s: could not store %s\n", o->cache, o->inputs[i]);
+            cJSON_Delete(entry);
+        }
     }
     cli_progress_stop();
     cJSON *doc = pc_report_json(res, (size_t)n, o->profile);
@@ -157,6 +193,9 @@ static int run(opts *o)
     cJSON_Delete(doc);
 out:
     for (int i = 0; ins && cxs && i < n; i++) { pc_input_free(ins[i]); pc_ctx_free(&cxs[i]); }
+    for (int i = 0; keys && i < n; i++) free(keys[i]);
+    pc_cache_close(cache);
+    free(copts); free(keys);
     free(res); free(cxs); free(ins);
     return rc;
 }

@@ -8,11 +8,13 @@
 #include "../core/pagebuf.h"
 #include "../core/util.h"
 #include "../core/scan.h"
+#include "../core/sha256.h"
 #include "link_policy.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,7 +347,12 @@ static int open_remote_folder(pc_input *in, pc_ctx *cx, size_t *cap)
     int rc = 0;
     if (!text && !absent) { pc_io_error(cx, "%s: cannot fetch", index_url ? index_url : in->dir); free(index_url); return 0; }
     free(index_url);
-    if (text) rc = st_index_parse(in->dir, text, len, cx, &ix);
+    if (text) {
+        char hex[65];
+        pc_sha256_hex(text, len, hex);
+        snprintf(in->index_id, sizeof in->index_id, "sha256:%s", hex);
+        rc = st_index_parse(in->dir, text, len, cx, &ix);
+    }
     if (rc == 0 && ix.root) {
         names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
         for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
@@ -373,7 +380,11 @@ static int open_folder(pc_input *in, const char *root, pc_ctx *cx, size_t *cap)
     bool gguf = false;
     char *index_path = pc_path_join(in->dir, "model.safetensors.index.json");
     int rc = 0;
-    if (index_path && pc_path_present(index_path) && inside(root, index_path, "model.safetensors.index.json", cx)) rc = st_index_load(in->dir, index_path, cx, &ix);
+    if (index_path && pc_path_present(index_path) && inside(root, index_path, "model.safetensors.index.json", cx)) {
+        char hex[65];
+        if (!pc_sha256_file_hex(index_path, hex)) snprintf(in->index_id, sizeof in->index_id, "sha256:%s", hex);
+        rc = st_index_load(in->dir, index_path, cx, &ix);
+    }
     if (ix.root) {
         names = calloc(ix.nshards ? ix.nshards : 1, sizeof *names);
         for (size_t i = 0; names && i < ix.nshards; i++) names[n++] = pc_strdup(ix.shards[i]);
@@ -475,6 +486,7 @@ void pc_input_free(pc_input *in)
     free(in->tensors);
     for (size_t i = 0; i < in->nfiles; i++) pc_file_close(&in->files[i]);
     free(in->files);
+    cJSON_Delete(in->cached);
     cJSON_Delete(in->config_json);
     for (int i = 0; i < 4; i++) cJSON_Delete(in->sidecars[i]);
     free(in->path);

@@ -12,7 +12,25 @@ void pc_sb_tensor_counts(pc_sb *b, const cJSON *input)
                  pc_json_num(t, "unchecked", 0));
 }
 
-const char *pc_result_verdict(const pc_result *r) { return pc_verdict(r->in, r->cx); }
+const char *pc_result_verdict(const pc_result *r)
+{
+    const cJSON *v = r->in && r->in->cached ? cJSON_GetObjectItemCaseSensitive(r->in->cached, "verdict") : NULL;
+    return cJSON_IsString(v) ? v->valuestring : pc_verdict(r->in, r->cx);
+}
+
+/* A cached entry, with this run's path, time and cost. */
+static cJSON *cached_entry(const pc_result *r)
+{
+    cJSON *o = cJSON_Duplicate(r->in->cached, 1);
+    if (!o) return NULL;
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(o, "path", cJSON_CreateString(r->path))) cJSON_AddStringToObject(o, "path", r->path);
+    if (r->seconds >= 0) cJSON_AddNumberToObject(o, "seconds", r->seconds);
+    cJSON_AddBoolToObject(o, "remote", r->in->remote);
+    cJSON_AddNumberToObject(o, "bytes_fetched", (double)r->in->bytes_fetched);
+    cJSON_AddNumberToObject(o, "requests", (double)r->in->requests);
+    cJSON_AddBoolToObject(o, "cached", true);
+    return o;
+}
 
 static const char *tensor_type_name(const pc_tensor *t)
 {
@@ -58,6 +76,7 @@ static cJSON *result_entry(const pc_rule *r, pc_profile prof, pc_status st, cons
 
 cJSON *pc_report_input_json(const pc_result *r)
 {
+    if (r->in && r->in->cached) return cached_entry(r);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "path", r->path);
     cJSON_AddStringToObject(o, "format", r->in ? pc_input_format(r->in) : "safetensors");
@@ -74,7 +93,6 @@ cJSON *pc_report_input_json(const pc_result *r)
         cJSON_AddBoolToObject(o, "remote", r->in->remote);
         cJSON_AddNumberToObject(o, "bytes_fetched", (double)r->in->bytes_fetched);
         cJSON_AddNumberToObject(o, "requests", (double)r->in->requests);
-        if (r->in->from_cache) cJSON_AddBoolToObject(o, "cached", true);
     }
     if (r->cx->io_error) cJSON_AddStringToObject(o, "error", r->cx->io_message);
     else if (r->cx->oom) cJSON_AddStringToObject(o, "error", "out of memory");

@@ -59,6 +59,35 @@ expect_rc 0 "a single file URL" -- "$PC" validate "$U/ok/org/fx/model.safetensor
 expect_rc 2 "a file the server does not have" -- "$PC" validate "$U/ok/org/fx/nothing.safetensors"
 expect_grep "nothing.safetensors.*not found" "$TMP/err" "404 is named"
 
+# The verdict cache: a second run over unchanged files reads no tensor data, a changed file misses,
+# and a failed read is never stored.
+if "$PC" validate "$TMP/root/org/fx" --cache "$TMP/probe.db" 2>&1 | grep -q "built without SQLite"; then
+    expect_rc 2 "--cache without SQLite" -- "$PC" validate "$TMP/root/org/fx" --cache "$TMP/c.db"
+else
+    expect_rc 0 "cache: first run" -- "$PC" validate "$U/ok/org/ck/" --cache "$TMP/c.db" --report json:"$TMP/c1.json"
+    expect_rc 0 "cache: second run" -- "$PC" validate "$U/ok/org/ck/" --cache "$TMP/c.db" --report json:"$TMP/c2.json"
+    expect_grep '"cached":[[:space:]]*true' "$TMP/c2.json" "cache: the second run is answered from the cache"
+    cb=$(num bytes_fetched "$TMP/c2.json") cr=$(num requests "$TMP/c2.json")
+    checks=$((checks + 1))
+    # One request per shard (its header: what gives the ETag), the index and the config names.
+    [ -n "$cb" ] && [ "$cb" -lt 1048576 ] && [ "$cr" -le 7 ] || { echo "FAIL: cached run fetched $cb bytes in $cr requests"; fails=$((fails + 1)); }
+    expect_rc 0 "cache: another tier is another key" -- "$PC" validate "$U/ok/org/ck/" --cache "$TMP/c.db" --tier sample --report json:"$TMP/c3.json"
+    grep -q '"cached":[[:space:]]*true' "$TMP/c3.json" && { echo "FAIL: --tier sample answered from a full-tier entry"; fails=$((fails + 1)); }
+    checks=$((checks + 1))
+    for k in 1 2; do
+        expect_rc 2 "cache: a failed read ($k)" -- timeout 30 "$PC" validate "$U/late-drop/org/ck/" --cache "$TMP/c.db" --report json:"$TMP/d$k.json"
+    done
+    grep -q '"cached":[[:space:]]*true' "$TMP/d2.json" && { echo "FAIL: a failed read was cached"; fails=$((fails + 1)); }
+    checks=$((checks + 1))
+    expect_rc 0 "cache: local, first" -- "$PC" validate "$TMP/root/org/fx" --cache "$TMP/c.db"
+    expect_rc 0 "cache: local, second" -- "$PC" validate "$TMP/root/org/fx" --cache "$TMP/c.db" --report json:"$TMP/l2.json"
+    expect_grep '"cached":[[:space:]]*true' "$TMP/l2.json" "cache: an unchanged local input hits"
+    printf '\0' | dd of="$TMP/root/org/fx/model.safetensors" bs=1 seek=200 conv=notrunc 2>/dev/null
+    "$PC" validate "$TMP/root/org/fx" --cache "$TMP/c.db" --report json:"$TMP/l3.json" >/dev/null 2>&1
+    grep -q '"cached":[[:space:]]*true' "$TMP/l3.json" && { echo "FAIL: a changed file was answered from the cache"; fails=$((fails + 1)); }
+    checks=$((checks + 1))
+fi
+
 # fault MODE PATTERN: exit 2 within the bound, the message names the URL and PATTERN.
 fault() {
     expect_rc 2 "fault $1" -- timeout 30 "$PC" validate "$U/$1/org/ck/" --report json:"$TMP/$1.json"
