@@ -4,6 +4,9 @@
 #   scripts/install-deps.sh          what the build and `packcheck corpus` need (scripts/main.sh)
 #   scripts/install-deps.sh --test   also what only the tests need (scripts/test.sh): clang and its
 #                                    sanitizer/fuzzer runtimes, chromium, python3-venv
+# Optional build dependencies, installed unless PACKCHECK_OPTIONAL_DEPS=0: libcurl4-openssl-dev (URL
+# inputs: validate https://..., hf://...) and libsqlite3-dev (validate --cache). The build without them
+# works and says so when a URL or --cache is used.
 # Another apt-get or dpkg holding the lock (apt-get exits 100) is waited for, not a failure.
 set -eu
 test_deps=0
@@ -16,6 +19,11 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for p in cmake ninja-build gcc pkg-config libcjson-dev libssl-dev; do
     have_pkg "$p" || need="$need $p"
 done
+if [ "${PACKCHECK_OPTIONAL_DEPS:-1}" = 1 ]; then
+    for p in libcurl4-openssl-dev libsqlite3-dev; do
+        have_pkg "$p" || need="$need $p"
+    done
+fi
 if [ "$test_deps" = 1 ]; then
     for p in clang libclang-rt-14-dev; do
         have_pkg "$p" || need="$need $p"

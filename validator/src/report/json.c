@@ -1,6 +1,8 @@
 /* The JSON report (CONTRACT 2): the one document every other writer renders. */
 #include "report.h"
 
+#include "../core/remote.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +98,8 @@ cJSON *pc_report_input_json(const pc_result *r)
     }
     if (r->cx->io_error) cJSON_AddStringToObject(o, "error", r->cx->io_message);
     else if (r->cx->oom) cJSON_AddStringToObject(o, "error", "out of memory");
-    if (r->in && r->in->hash_files) { /* validate --hash: per-file SHA-256, for certificates and manifests */
+    if (r->in && (r->in->hash_files || r->in->remote)) { /* --hash: per-file SHA-256, for certificates and manifests;
+                                                          * a remote file: its ETag (the Hub's is the content's SHA-256) */
         cJSON *files = cJSON_AddArrayToObject(o, "files");
         for (size_t i = 0; i < r->in->nfiles; i++) {
             const pc_file *f = &r->in->files[i];
@@ -104,6 +107,7 @@ cJSON *pc_report_input_json(const pc_result *r)
             cJSON_AddStringToObject(j, "path", f->path);
             cJSON_AddNumberToObject(j, "bytes", (double)f->size);
             if (f->sha256[0]) cJSON_AddStringToObject(j, "sha256", f->sha256);
+            if (f->remote) cJSON_AddStringToObject(j, "etag", pc_remote_etag(f->remote));
             cJSON_AddItemToArray(files, j);
         }
     }

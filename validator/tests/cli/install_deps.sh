@@ -29,11 +29,14 @@ chmod +x "$TMP/bin/"*
 run() { PATH="$TMP/bin:$PATH" PACKCHECK_APT_LOCK_WAIT=0 PACKCHECK_REGEN_TESTS=0 sh "$SRC/scripts/install-deps.sh" "$@"; }
 
 expect_rc 0 "main: installs the build packages" -- run
-expect_grep 'install -y -qq --no-install-recommends cmake ninja-build gcc pkg-config libcjson-dev libssl-dev$' "$TMP/apt.log" "only the build packages"
+expect_grep 'install -y -qq --no-install-recommends cmake ninja-build gcc pkg-config libcjson-dev libssl-dev libcurl4-openssl-dev libsqlite3-dev$' "$TMP/apt.log" "only the build packages (and the optional ones)"
 checks=$((checks + 1)); if grep -q 'clang\|chromium' "$TMP/apt.log"; then echo "FAIL: main installed test-only packages"; fails=$((fails + 1)); fi
 rm "$TMP/apt.log"
 expect_rc 0 "--test: also the test-only packages" -- run --test
-expect_grep 'libssl-dev clang libclang-rt-14-dev chromium$' "$TMP/apt.log" "clang runtimes and chromium with --test"
+expect_grep 'libsqlite3-dev clang libclang-rt-14-dev chromium$' "$TMP/apt.log" "clang runtimes and chromium with --test"
+rm "$TMP/apt.log"
+expect_rc 0 "PACKCHECK_OPTIONAL_DEPS=0: no libcurl, no SQLite" -- env PACKCHECK_OPTIONAL_DEPS=0 PATH="$TMP/bin:$PATH" PACKCHECK_APT_LOCK_WAIT=0 PACKCHECK_REGEN_TESTS=0 sh "$SRC/scripts/install-deps.sh"
+expect_grep 'libcjson-dev libssl-dev$' "$TMP/apt.log" "the optional packages are left out"
 rm "$TMP/apt.log"
 touch "$TMP/locked-1" "$TMP/locked-2" "$TMP/locked-3"
 expect_rc 0 "another apt-get holds the lock: wait, then install" -- run
