@@ -11,9 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Keys of the report entry that describe one run, not the verdict: never stored. */
-static const char *const k_run_keys[] = {"path", "seconds", "bytes_fetched", "requests", "cached", "remote", "error"};
-
 static void hash_str(pc_sha256 *h, const char *tag, const char *s)
 {
     pc_sha256_update(h, tag, strlen(tag) + 1);
@@ -74,6 +71,9 @@ char *pc_cache_key(const pc_input *in, const pc_ctx *cx, const char *options)
 #include <sqlite3.h>
 
 struct pc_cache { sqlite3 *db; };
+
+/* Keys of the report entry that describe one run, not the verdict: never stored. */
+static const char *const k_run_keys[] = {"path", "seconds", "bytes_fetched", "requests", "cached", "remote", "error"};
 
 bool pc_cache_available(void) { return true; }
 
