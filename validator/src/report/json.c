@@ -23,9 +23,15 @@ const char *pc_result_verdict(const pc_result *r)
 /* A cached entry, with this run's path, time and cost. */
 static cJSON *cached_entry(const pc_result *r)
 {
-    cJSON *o = cJSON_Duplicate(r->in->cached, 1);
-    if (!o) return NULL;
-    if (!cJSON_ReplaceItemInObjectCaseSensitive(o, "path", cJSON_CreateString(r->path))) cJSON_AddStringToObject(o, "path", r->path);
+    cJSON *o = cJSON_CreateObject(), *stored = cJSON_Duplicate(r->in->cached, 1);
+    if (!o || !stored) { cJSON_Delete(o); cJSON_Delete(stored); return NULL; }
+    cJSON_AddStringToObject(o, "path", r->path); /* first, as in a fresh entry */
+    while (stored->child) {
+        cJSON *item = cJSON_DetachItemViaPointer(stored, stored->child);
+        if (strcmp(item->string, "path")) cJSON_AddItemToObject(o, item->string, item);
+        else cJSON_Delete(item);
+    }
+    cJSON_Delete(stored);
     if (r->seconds >= 0) cJSON_AddNumberToObject(o, "seconds", r->seconds);
     cJSON_AddBoolToObject(o, "remote", r->in->remote);
     cJSON_AddNumberToObject(o, "bytes_fetched", (double)r->in->bytes_fetched);
