@@ -7,7 +7,7 @@
  * bounded number of times with backoff; every file has a hard cap on requests and bytes.
  *
  * Settings (environment, for tests and slow links): PACKCHECK_HTTP_TIMEOUT seconds without progress
- * before a request is abandoned (default 30), PACKCHECK_HTTP_RETRIES attempts after the first
+ * before a request is abandoned (default 30; 20 times it bounds any one request), PACKCHECK_HTTP_RETRIES attempts after the first
  * (default 3), PACKCHECK_HTTP_BACKOFF_MS first backoff (default 250, doubling). */
 #include "remote.h"
 #include "util.h"
@@ -259,6 +259,9 @@ static CURL *new_handle(void)
     /* A stall: under 1 byte/s for `timeout` seconds ends the request (then it may be retried). */
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, timeout);
+    /* And a trickle (a few bytes a second keeps the low-speed check quiet) still ends: no request
+     * outlives 20 timeouts (10 minutes by default; a window is at most 8 MiB). */
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, 20 * timeout);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "packcheck");
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
