@@ -17,7 +17,7 @@
 
 #include "../../core/arith.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -17,7 +17,7 @@
 #include "../../core/scan.h"
 #include "../../core/diag_util.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "gguf_pairs.h"
 
 #include <stdio.h>

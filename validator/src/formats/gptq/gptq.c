@@ -19,7 +19,7 @@
 #include "../../core/pyre.h"
 #include "../../core/diag_util.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * the auto-vectoriser; BF16/F16 round through bit manipulation (the oracle, kernels/oracle/mlx.c,
  * rounds arithmetically). -ffp-contract=off keeps the two roundings mlx makes. The AVX2 version
  * (fast/mlx_avx2.c) does eight lanes at a time; pc_mlx_affine_fast picks the active set's. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -85,6 +85,5 @@ static void mlx_affine_scalar(const uint8_t *codes, size_t rows, size_t cols, si
 void pc_mlx_affine_fast(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
                         const float *biases, pc_mlx_t t, float *out)
 {
-    const pc_kernel_set *ks = pc_kernels_active();
-    (ks->mlx_affine ? ks->mlx_affine : mlx_affine_scalar)(codes, rows, cols, group, scales, biases, t, out);
+    PC_PICK(mlx_affine_scalar, pc_mlx_affine_avx2)(codes, rows, cols, group, scales, biases, t, out);
 }

@@ -1,7 +1,7 @@
 /* MLX affine oracle (FORMATS-2.md D), written literally: each group's scale and bias applied per
  * element, and the rounding into T done arithmetically (the value's binade gives the quantum,
  * rint rounds half to even), independently of the fast path's bit tricks. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <math.h>
 
