@@ -43,6 +43,41 @@ size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *la
     return n;
 }
 
+size_t pc_module_claim_parts(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout)
+{
+    size_t n = 0;
+    for (const pc_part *p = fmt->parts; p && p->suffix; p++) {
+        const pc_tensor *t = pc_input_find_part(in, prefix, p->suffix);
+        if (t) { pc_tensor_claim(in, t, layout); n++; }
+    }
+    return n;
+}
+
+/* Recognition by structure: t is a codes part of some format's module whose companion part is there
+ * too (HQQ's W_q stored as F16 beside its scale and zero). Such a tensor is that module's, never
+ * plain, whatever its dtype. */
+static bool explain_by_parts(const pc_input *in, const pc_tensor *t, pc_explain *e)
+{
+    size_t len = strlen(t->name);
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        for (const pc_part *c = (*f)->parts; c && c->suffix; c++) {
+            size_t sl = strlen(c->suffix);
+            if (c->role != PC_PART_CODES || !sl || sl >= len || strcmp(t->name + len - sl, c->suffix)) continue;
+            char prefix[512];
+            if (len - sl >= sizeof prefix) continue;
+            memcpy(prefix, t->name, len - sl);
+            prefix[len - sl] = 0;
+            for (const pc_part *m = (*f)->parts; m->suffix; m++) {
+                if (m->role != PC_PART_COMPANION || !pc_input_find_part(in, prefix, m->suffix)) continue;
+                snprintf(e->scheme, sizeof e->scheme, "%s module (%s beside %s)", (*f)->name, c->suffix, m->suffix);
+                snprintf(e->reason, sizeof e->reason, "%s tensor laid out as a %s module's %s that no module of it decoded",
+                         pc_dtype_name(t->dtype), (*f)->name, c->suffix);
+                return true;
+            }
+        }
+    return false;
+}
+
 static bool plain_dtype(const pc_tensor *t)
 {
     if (t->dtype == PC_DT_GGML) {
@@ -84,6 +119,7 @@ static bool explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
         if ((*f)->explain && (*f)->explain(in, t, e)) return true;
     }
     memset(e, 0, sizeof *e);
+    if (explain_by_parts(in, t, e)) return true;
     if (plain_dtype(t)) return false;
     explain_generic(in, t, e);
     return true;

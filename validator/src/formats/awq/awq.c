@@ -332,4 +332,11 @@ static int awq_diag_params(const pc_input *in, const pc_module *pm, bool want, p
 }
 
 extern const pc_bench_entry pc_awq_bench[]; /* awq_bench.c */
-const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".qweight", PC_PART_CODES},
+    {".qzeros", PC_PART_COMPANION},
+    {".scales", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_awq = {.parts = k_format_parts, .name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};

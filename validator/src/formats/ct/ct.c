@@ -1025,4 +1025,13 @@ static int ct_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
 }
 
 extern const pc_bench_entry pc_ct_bench[]; /* ct_bench.c */
-const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight_packed", PC_PART_CODES},
+    {".weight_scale", PC_PART_COMPANION},
+    {".weight_zero_point", PC_PART_COMPANION},
+    {".weight_g_idx", PC_PART_COMPANION},
+    {".weight_shape", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_ct = {.parts = k_format_parts, .name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};

@@ -610,4 +610,12 @@ static int gptq_diag_params(const pc_input *in, const pc_module *pm, bool want, 
 }
 
 extern const pc_bench_entry pc_gptq_bench[]; /* gptq_bench.c */
-const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".qweight", PC_PART_CODES},
+    {".qzeros", PC_PART_COMPANION},
+    {".scales", PC_PART_COMPANION},
+    {".g_idx", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_gptq = {.parts = k_format_parts, .name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};

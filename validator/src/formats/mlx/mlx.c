@@ -527,6 +527,13 @@ static int mlx_diag_params(const pc_input *in, const pc_module *pm, bool want, p
 }
 
 extern const pc_bench_entry pc_mlx_bench[]; /* mlx_bench.c */
-const pc_format pc_format_mlx = {.name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight", PC_PART_CODES},
+    {".scales", PC_PART_COMPANION},
+    {".biases", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_mlx = {.parts = k_format_parts, .name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
                                  .module_free = free, .explain = mlx_explain, .diag_params = mlx_diag_params,
                                  .bench = pc_mlx_bench};
