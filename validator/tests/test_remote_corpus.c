@@ -12,7 +12,7 @@
 #include "core/util.h"
 #include "harness/corpus.h"
 #include "harness/logical.h"
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <dirent.h>
 #include <signal.h>

@@ -5,7 +5,7 @@
 #ifndef PC_VALIDATE_CACHE_H
 #define PC_VALIDATE_CACHE_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
