@@ -11,6 +11,8 @@
 # that one test skips and validator/tests/test_sarif.c still checks the structure.
 # PACKCHECK_TEST_RAY=1 also installs Ray (the packcheck[ray] extra, large) into the venv and runs
 # python/tests/test_scale.py on a local Ray instance; without Ray that test skips.
+# python/tests/test_scale_remote.py: packcheck.scale.scan over corpus cases from a loopback server
+# (a local process pool; its Ray half with PACKCHECK_TEST_RAY=1).
 # The venv (build/venv-py, PACKCHECK_PY_VENV overrides) is rebuilt only when
 # python/requirements-test.txt changes; the CMake build of the wheel is kept in build/py-cmake.
 set -eu
@@ -61,7 +63,7 @@ cd "$work"   # `import packcheck` must be the installed wheel, not the source tr
 unset PACKCHECK_CORPUS PACKCHECK_BINARY
 echo "-- API tests"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/test_api.py" "$src/python/tests/test_sarif.py" \
-    "$src/python/tests/test_scale.py"
+    "$src/python/tests/test_scale.py" "$src/python/tests/test_scale_remote.py"
 echo "-- sample loader, correct reader"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/sample_loader"
 echo "-- sample loader, planted bug awq-order (must fail with that diagnosis)"
