@@ -31,6 +31,12 @@ if(NOT PACKCHECK_FUZZ)
   target_include_directories(packcheck_shared PUBLIC
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/validator/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(packcheck_shared PRIVATE PkgConfig::CJSON OpenSSL::Crypto Threads::Threads m)
+  if(CURL_FOUND)
+    target_link_libraries(packcheck_shared PRIVATE PkgConfig::CURL)
+  endif()
+  if(SQLITE3_FOUND)
+    target_link_libraries(packcheck_shared PRIVATE PkgConfig::SQLITE3)
+  endif()
   list(APPEND PC_EXPORT_TARGETS packcheck_shared)
 endif()
 
@@ -40,6 +46,18 @@ install(TARGETS ${PC_EXPORT_TARGETS} EXPORT packcheckTargets
 install(FILES ${CMAKE_SOURCE_DIR}/validator/include/packcheck.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT dev)
 
+# The optional dependencies (URL inputs, the verdict cache), when this build has them.
+set(PC_OPTIONAL_REQUIRES "")
+set(PC_WITH_CURL FALSE)
+set(PC_WITH_SQLITE FALSE)
+if(CURL_FOUND)
+  string(APPEND PC_OPTIONAL_REQUIRES " libcurl")
+  set(PC_WITH_CURL TRUE)
+endif()
+if(SQLITE3_FOUND)
+  string(APPEND PC_OPTIONAL_REQUIRES " sqlite3")
+  set(PC_WITH_SQLITE TRUE)
+endif()
 configure_file(${CMAKE_SOURCE_DIR}/cmake/packcheck.pc.in ${CMAKE_BINARY_DIR}/packcheck.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/packcheck.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
