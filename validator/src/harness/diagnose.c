@@ -5,7 +5,7 @@
 #include "equiv_rows.h"
 
 #include "../core/arith.h"
-#include "../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../core/util.h"
 
 #include <math.h>

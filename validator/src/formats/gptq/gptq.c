@@ -17,7 +17,7 @@
 
 #include "../../core/arith.h"
 #include "../../core/pyre.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "kernels.h"
 
