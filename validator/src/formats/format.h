@@ -10,21 +10,6 @@
  * Format modules
  * --------------------------------------------------------------------------------------------- */
 
-/* A module's logical view may hold at most this many elements (5 bytes each in memory): formats
- * refuse larger modules with their LIMIT rule (GPTQ-014, AWQ-010). */
-#define PC_LOGICAL_MAX_ELEMS (1ull << 30)
-
-/* One quantized weight, ready to decode into the logical view (CONTRACT section 3). */
-typedef struct pc_module {
-    char *prefix;                 /* M: tensor names share it */
-    const char *layout;           /* contract format name: "ct-dense", "gptq-v1", ... */
-    const struct pc_format *fmt;
-    int ndim;                     /* 2, or 3 for [E, out, in] */
-    uint64_t shape[3];
-    uint64_t numel;
-    unsigned bits;
-    void *priv;                   /* the format's own description of the module */
-} pc_module;
 
 /* What certify's diagnosis needs to simulate known reader bugs on one module, filled by the format
  * (pc_format.diag_params) so harness/diagnose.c names no format. The logical view is ([E,] N, K),
@@ -75,7 +60,8 @@ typedef struct pc_diag_layout {
     /* A pairing none of the kinds above expresses (HQQ: rows r and r + R/2 share a byte): the
      * element whose nibble shares a byte with (e, n, k) in an [E, N, K] view, -1 for none. Set
      * nibble to PC_NIB_FORMAT with it. */
-    int64_t (*nibble_partner)(uint64_t N, uint64_t K, uint64_t e, uint64_t n, uint64_t k);
+    int64_t (*nibble_partner)(const struct pc_diag_layout *l, uint64_t N, uint64_t K, uint64_t e, uint64_t n, uint64_t k);
+    uint64_t format_param[4];    /* the format's own numbers for nibble_partner (a row stride, a block) */
     bool stream;                 /* rows are a bit stream of words: dense (fields cross words) or aligned */
     bool stream_aligned;         /* this module's stream is word-aligned (floor(32/b) fields per word) */
     uint64_t stream_words;       /* words per packed row as stored (0: unknown) */
@@ -199,6 +185,11 @@ void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout);
 size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes);
 /* Claim every declared part of fmt (fmt->parts) that exists beside `prefix`; returns how many. */
 size_t pc_module_claim_parts(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout);
+
+/* The driver's side of the same services (validate/): make pc_input_free release what validation
+ * attached to `in`, and allocate the claims table; 0, or -1 when out of memory. */
+void pc_validation_attach(pc_input *in);
+int pc_claims_ensure(pc_input *in);
 
 /* Record that the input holds a layout (pc_module_add does this for decodable modules). */
 void pc_input_note_layout(pc_input *in, const char *layout);

@@ -17,42 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ensure_claims(pc_input *in)
-{
-    if (in->claimed_by || !in->ntensors) return 0;
-    pc_validation_attach(in);
-    in->claimed_by = calloc(in->ntensors, sizeof *in->claimed_by);
-    return in->claimed_by ? 0 : -1;
-}
-
-void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout)
-{
-    if (!t || t < in->tensors || t >= in->tensors + in->ntensors || ensure_claims(in)) return;
-    in->claimed_by[t - in->tensors] = layout;
-}
-
-size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes)
-{
-    size_t n = 0;
-    for (; *suffixes; suffixes++) {
-        char dotted[64];
-        if (snprintf(dotted, sizeof dotted, ".%s", *suffixes) >= (int)sizeof dotted) continue;
-        const pc_tensor *t = pc_input_find_part(in, prefix, dotted);
-        if (t) { pc_tensor_claim(in, t, layout); n++; }
-    }
-    return n;
-}
-
-size_t pc_module_claim_parts(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout)
-{
-    size_t n = 0;
-    for (const pc_part *p = fmt->parts; p && p->suffix; p++) {
-        const pc_tensor *t = pc_input_find_part(in, prefix, p->suffix);
-        if (t) { pc_tensor_claim(in, t, layout); n++; }
-    }
-    return n;
-}
-
 /* Recognition by structure: t is a codes part of some format's module whose companion part is there
  * too (HQQ's W_q stored as F16 beside its scale and zero). Such a tensor is that module's, never
  * plain, whatever its dtype. */
@@ -141,7 +105,7 @@ int pc_accounting_run(pc_input *in, const pc_ctx *cx)
     pc_accounting_free(in);
     pc_validation_attach(in);
     pc_accounting *a = calloc(1, sizeof *a);
-    if (!a || ensure_claims(in)) { free(a); return -1; }
+    if (!a || pc_claims_ensure(in)) { free(a); return -1; }
     in->acct = a;
     if (in->claimed_by) claim_failed(in, cx);
     for (size_t i = 0; i < in->ntensors; i++) {

@@ -15,7 +15,7 @@
 #include "../qlinear.h"
 
 #include "../../core/arith.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "kernels.h"
 

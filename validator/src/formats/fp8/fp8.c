@@ -29,7 +29,7 @@
 
 #include "../../core/arith.h"
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "../../kernels/kernels.h"
 

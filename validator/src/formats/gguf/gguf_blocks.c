@@ -15,7 +15,7 @@
 #include "formats/format.h"
 
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "kernels.h"
 #include "gguf_pairs.h"

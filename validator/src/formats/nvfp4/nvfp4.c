@@ -20,7 +20,7 @@
 #include "../../core/arith.h"
 #include "../../core/json_get.h"
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "../../kernels/kernels.h"
 
