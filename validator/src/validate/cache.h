@@ -18,7 +18,7 @@ pc_cache *pc_cache_open(const char *path, const char **why);
 void pc_cache_close(pc_cache *c);
 
 /* The key of an opened input: SHA-256 over each container's identity (a remote file's ETag and
- * size: the Hub's ETag of an LFS file is its content digest; a local file's device, inode, size and
+ * size: the Hub's ETag of an LFS file is its content digest; a local file's st_dev, st_ino, size and
  * change times) and the configs and index as read, the packcheck version, the rule catalogue's
  * digest, the tier (with the sample size and seed) and `options` (profile, rule selection).
  * NULL when the input cannot be keyed: unreadable, or a remote file without an ETag. */
