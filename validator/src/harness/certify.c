@@ -16,12 +16,15 @@
 #include "expect_fail.h"
 #include "bounded.h"
 #include "case_copy.h"
+#include "certify_jail.h"
+#include "tree_remove.h"
 #include "logical.h"
 #include "runner.h"
 
 #include <pwd.h>
 #include <strings.h>
 
+#include <errno.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
@@ -29,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WIDE_SLACK 64                /* a padded output may have up to 2K + 64 columns (the packed width) */
@@ -750,11 +754,15 @@ typedef struct certify_run {
     pc_run *runs;        /* per case; cmd NULL when the case is not run */
     char **outs;         /* per case: where the reader writes its view */
     pc_case_copy *copies;/* per case: the reader's private copy of the case */
+    pc_jail *jails;      /* per case: its folders (confine.h) */
+    pc_confine conf;     /* what readers may see */
+    uid_t reader_uid;    /* who the readers run as */
+    time_t started;      /* when the readers began (leftovers are what changed since) */
     char **copy_inputs;  /* per case: {input} inside the copy */
     char **tampered;     /* per case: what the reader changed in its copy, or NULL */
     cJSON *corpus_changed; /* pin problems found after the readers ran */
     char *work;
-    bool own_work;
+    bool keep_work;      /* --workdir: the fresh subfolder is kept for inspection */
     pc_run_opts ro;
     const char *reader_user;
     cJSON *skipped;
@@ -768,10 +776,18 @@ static void certify_run_free(certify_run *st)
         free(st->runs[i].cmd); free(st->runs[i].cwd); free(st->outs[i]);
         free(st->copy_inputs[i]); free(st->tampered[i]);
         pc_case_copy_free(&st->copies[i]);
+        pc_jail_free(&st->jails[i]);
+        pc_jail_env_free(st->runs[i].env);
     }
-    free(st->runs); free(st->outs); free(st->copies); free(st->copy_inputs); free(st->tampered);
-    if (st->own_work && st->work) pc_tree_remove(st->work);
+    free(st->runs); free(st->outs); free(st->copies); free(st->copy_inputs); free(st->tampered); free(st->jails);
+    char why[600];
+    if (st->work && st->keep_work) fprintf(st->log, "certify: the readers' folders are kept in %s\n", st->work);
+    else if (st->work) {
+        long left = pc_tree_remove(st->work, why, sizeof why);
+        if (left) fprintf(st->log, "certify: could not remove %ld entr%s of the work folder %s; first: %s\n", left, left == 1 ? "y" : "ies", st->work, why);
+    }
     free(st->work);
+    pc_confine_free(&st->conf);
     cJSON_Delete(st->skipped);
     cJSON_Delete(st->corpus_changed);
     pc_xf_free(&st->xf);
@@ -789,17 +805,18 @@ static int reader_identity(certify_run *st)
             if (!pw || pw->pw_uid != geteuid()) { fprintf(st->log, "certify: --reader-user %s needs root (certify runs as uid %d)\n", want, (int)geteuid()); return -1; }
         }
         st->reader_user = "";
+        st->reader_uid = geteuid();
         return 0;
     }
     if (!want) want = "nobody";
     struct passwd *pw = getpwnam(want);
     if (!pw) { fprintf(st->log, "certify: no user %s for the readers (--reader-user USER)\n", want); return -1; }
     st->reader_user = want;
+    st->reader_uid = pw->pw_uid;
     if (pw->pw_uid == 0) { fprintf(st->log, "certify: readers run as root (--reader-user %s): a reader can kill or stop certify and rewrite its files\n", want); return 0; }
     st->ro.drop = true;
     st->ro.uid = pw->pw_uid;
     st->ro.gid = pw->pw_gid;
-    st->ro.home = "/";
     return 0;
 }
 
@@ -822,42 +839,53 @@ static int corpus_ready(certify_run *st)
     return 0;
 }
 
+/* A fresh folder of certify's own (mkdtemp: unguessable), inside --workdir or $TMPDIR: a folder
+ * certify did not create is never changed. 0711: readers pass through to their own folders and
+ * cannot list the others. */
 static int make_workdir(certify_run *st)
 {
-    if (st->o->workdir) {
-        st->work = pc_strdup(st->o->workdir);
-        if (st->work) mkdir(st->work, 0711);
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        st->work = pc_asprintf("%s/packcheck-certify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!st->work || !mkdtemp(st->work)) { fprintf(st->log, "certify: cannot create a work directory\n"); return -1; }
-        st->own_work = true;
-    }
-    chmod(st->work, 0711); /* a dropped reader reaches its own folders, cannot list the others */
+    const char *tmp = getenv("TMPDIR"), *base = st->o->workdir ? st->o->workdir : tmp && *tmp ? tmp : "/tmp";
+    char *w = pc_asprintf("%s/packcheck-certify-XXXXXX", base);
+    if (!w || !mkdtemp(w) || chmod(w, 0711)) { fprintf(st->log, "certify: cannot create a work folder in %s: %s\n", base, strerror(errno)); free(w); return -1; }
+    st->work = realpath(w, NULL); /* the reader's paths are real paths: the namespace mode binds them */
+    if (!st->work) { rmdir(w); free(w); return -1; }
+    free(w);
+    st->keep_work = st->o->workdir != NULL;
     return 0;
 }
 
-/* Case i's private folder: work/i/case (the copy, read-only) and work/i/out (the reader's). */
+/* What readers may see (confine.h), stated on the log. */
+static int confine_ready(certify_run *st)
+{
+    const pc_certify_opts *o = st->o;
+    char why[900] = "";
+    if (pc_confine_setup(&st->conf, o->isolation, o->reader, o->corpus, st->work, o->reader_paths, o->nreader_paths, why, sizeof why)) {
+        fprintf(st->log, "certify: cannot confine the readers: %s; refusing\n", why);
+        return -1;
+    }
+    if (st->conf.mode == PC_ISO_NONE)
+        fprintf(st->log, "certify: no Landlock and not root: readers are NOT confined (they can read the corpus's answers if their user can)\n");
+    return 0;
+}
+
+/* Case i's private folder (certify_jail.h): case/ (the copy, read-only), out/, tmp/, home/. */
 static int case_folder(certify_run *st, size_t i)
 {
     const pc_case *k = &st->c.cases[i];
-    char *dir = pc_asprintf("%s/%zu", st->work, i), *cdir = pc_asprintf("%s/%zu/case", st->work, i), *odir = pc_asprintf("%s/%zu/out", st->work, i);
+    pc_jail *j = &st->jails[i];
     char why[600];
-    int rc = -1;
-    if (!dir || !cdir || !odir || mkdir(dir, 0711) || mkdir(odir, 0700)) { fprintf(st->log, "certify: cannot create %s\n", dir ? dir : "a case folder"); goto out; }
-    if (pc_case_copy_make(k->dir, cdir, "expect.json", &st->copies[i], why, sizeof why)) { fprintf(st->log, "certify: %s: %s\n", k->id, why); goto out; }
-    if (st->ro.drop && chown(odir, st->ro.uid, st->ro.gid)) { fprintf(st->log, "certify: cannot hand %s to the reader user\n", odir); goto out; }
+    if (pc_jail_make(j, st->work, st->ro.drop, st->ro.uid, st->ro.gid, why, sizeof why)) { fprintf(st->log, "certify: %s\n", why); return -1; }
+    if (pc_case_copy_make(k->dir, j->copy, "expect.json", &st->copies[i], why, sizeof why)) { fprintf(st->log, "certify: %s: %s\n", k->id, why); return -1; }
     const char *rel = k->input + strlen(k->dir); /* k->input is k->dir joined with expect.input */
-    st->copy_inputs[i] = pc_asprintf("%s%s", cdir, rel);
-    st->outs[i] = pc_asprintf("%s/view.safetensors", odir);
+    st->copy_inputs[i] = pc_asprintf("%s%s", j->copy, rel);
+    st->outs[i] = pc_asprintf("%s/view.safetensors", j->out);
     /* The reader keeps certify's working directory: templates name scripts relative to it. */
     st->runs[i].label = k->id;
-    if (!st->copy_inputs[i] || !st->outs[i]) goto out;
+    st->runs[i].jail = j;
+    st->runs[i].env = pc_jail_env(j, st->o->reader_env, st->o->nreader_env);
+    if (!st->copy_inputs[i] || !st->outs[i] || !st->runs[i].env) return -1;
     st->runs[i].cmd = pc_certify_command(st->o->reader, st->copy_inputs[i], st->outs[i], st->o->profile);
-    rc = st->runs[i].cmd ? 0 : -1;
-out:
-    free(dir); free(cdir); free(odir);
-    return rc;
+    return st->runs[i].cmd ? 0 : -1;
 }
 
 /* Corpus (pins must hold), expected failures, work directory, one private case folder and command
@@ -867,15 +895,16 @@ static int prepare(certify_run *st)
     const pc_certify_opts *o = st->o;
     if (corpus_ready(st) || reader_identity(st)) return -1;
     if (o->expect_fail && pc_xf_load(o->expect_fail, &st->xf, o->update_expect, st->log)) return -1;
-    if (make_workdir(st)) return -1;
+    if (make_workdir(st) || confine_ready(st)) return -1;
     size_t n = st->c.ncases ? st->c.ncases : 1;
+    st->jails = calloc(n, sizeof *st->jails);
     st->runs = calloc(n, sizeof *st->runs);
     st->outs = calloc(n, sizeof *st->outs);
     st->copies = calloc(n, sizeof *st->copies);
     st->copy_inputs = calloc(n, sizeof *st->copy_inputs);
     st->tampered = calloc(n, sizeof *st->tampered);
     st->skipped = cJSON_CreateArray();
-    if (!st->runs || !st->outs || !st->copies || !st->copy_inputs || !st->tampered || !st->skipped) return -1;
+    if (!st->runs || !st->outs || !st->copies || !st->jails || !st->copy_inputs || !st->tampered || !st->skipped) return -1;
     for (size_t i = 0; i < st->c.ncases; i++) {
         const pc_case *k = &st->c.cases[i];
         if (!selected(o, k->id)) continue;
@@ -890,6 +919,15 @@ static int prepare(certify_run *st)
         if (case_folder(st, i)) return -1;
     }
     return 0;
+}
+
+/* A reader that could write the shared temporary folders (not under Landlock) and ran as a user of
+ * its own (not certify's): what that user made there during the run is removed. */
+static void sweep_leftovers(certify_run *st)
+{
+    if (st->conf.mode == PC_ISO_LANDLOCK || !st->ro.drop) return;
+    long n = pc_sweep_leftovers("/tmp", st->reader_uid, st->started, st->log) + pc_sweep_leftovers("/dev/shm", st->reader_uid, st->started, st->log);
+    if (n) fprintf(st->log, "certify: removed %ld entr%s the readers left in /tmp and /dev/shm\n", n, n == 1 ? "y" : "ies");
 }
 
 /* After the readers: every private copy byte for byte, and the corpus itself (a reader running as
@@ -929,6 +967,19 @@ static cJSON *doc_header(const certify_run *st)
     cJSON_AddBoolToObject(opts, "partial", o->nonly > 0);
     cJSON_AddBoolToObject(opts, "container_only", o->container_only);
     cJSON_AddStringToObject(opts, "reader_user", *st->reader_user ? st->reader_user : "(certify's own)");
+    cJSON *iso = cJSON_AddObjectToObject(opts, "isolation");
+    cJSON_AddStringToObject(iso, "mode", pc_isolation_name(st->conf.mode));
+    cJSON_AddNumberToObject(iso, "landlock_abi", st->conf.landlock_abi);
+    cJSON_AddNumberToObject(iso, "mem_limit_mb", (double)o->mem_limit_mb);
+    cJSON_AddNumberToObject(iso, "fsize_limit_mb", (double)o->fsize_limit_mb);
+    cJSON *env = cJSON_AddArrayToObject(iso, "reader_env");
+    const char *const fixed[] = {"PATH", "HOME", "TMPDIR", "LANG"};
+    for (int i = 0; i < 4; i++) cJSON_AddItemToArray(env, cJSON_CreateString(fixed[i]));
+    for (int i = 0; i < o->nreader_env; i++) { /* names only: a value may be a secret */
+        char *name = pc_strndup(o->reader_env[i], strcspn(o->reader_env[i], "="));
+        cJSON_AddItemToArray(env, cJSON_CreateString(name ? name : ""));
+        free(name);
+    }
     if (o->expect_fail) cJSON_AddStringToObject(opts, "expect_fail", o->expect_fail);
     return doc;
 }
@@ -1022,6 +1073,11 @@ static int outcome_of(certify_run *st, size_t i, bool want_pic, cJSON *cj, pc_sb
     pc_profile prof = st->o->profile && !strcmp(st->o->profile, "compat") ? PC_PROFILE_COMPAT : PC_PROFILE_STRICT;
     int oc = classify(&st->c.cases[i], &st->runs[i], prof, detail);
     if (oc < 0 && st->o->container_only) return O_PASS; /* accepted a valid input: a container reader's verdict is all it gives */
+    char why[300];
+    if (oc < 0 && pc_jail_check_output(&st->jails[i], "view.safetensors", st->reader_uid, why, sizeof why) < 0) {
+        pc_sb_printf(detail, "accepted, but %s", why);
+        return O_WRONG;
+    }
     return oc >= 0 ? oc : evaluate_output(st, i, want_pic, cj, detail);
 }
 
@@ -1189,9 +1245,11 @@ cJSON *pc_certify_run(const pc_certify_opts *o, int *exit_code)
     for (size_t i = 0; i < st.c.ncases; i++) nrun += st.runs[i].cmd != NULL;
     if (!nrun) { fprintf(st.log, "certify: no case to run (%s); nothing was certified\n", o->nonly ? "--only matches none" : "the corpus has none for this profile"); goto out; }
     fprintf(st.log, "certify: %zu cases (%zu to run), reader: %s, corpus MANIFEST.sha256 %s\n", st.c.ncases, nrun, o->reader, st.c.manifest_sha256);
-    st.ro = (pc_run_opts){.jobs = o->jobs, .timeout_s = o->timeout_s, .mem_mb = o->mem_limit_mb, .drop = st.ro.drop, .uid = st.ro.uid, .gid = st.ro.gid,
-                          .home = st.ro.home, .progress = o->progress};
+    st.ro = (pc_run_opts){.jobs = o->jobs, .timeout_s = o->timeout_s, .mem_mb = o->mem_limit_mb, .fsize_mb = o->fsize_limit_mb, .drop = st.ro.drop,
+                          .uid = st.ro.uid, .gid = st.ro.gid, .confine = &st.conf, .progress = o->progress};
+    st.started = time(NULL) - 1;
     int sig = pc_run_all(st.runs, st.c.ncases, &st.ro);
+    sweep_leftovers(&st);
     if (sig < 0) { fprintf(st.log, "certify: cannot become a child subreaper: a reader's detached processes could outlive it; refusing\n"); goto out; }
     if (sig) {
         fprintf(st.log, "certify: interrupted by signal %d; every reader's process group was killed\n", sig);
