@@ -190,24 +190,44 @@ void pc_confine_free(pc_confine *c)
 
 /* ---- namespace mode (root, in the reader's child before it drops privileges) ---- */
 
-int pc_confine_enter(const pc_confine *c, const pc_jail *j, const char **what)
+/* As root, in the reader's own mount namespace: a /proc that shows only what the reader may ptrace
+ * (hidepid=invisible: not certify, not its parents, not another sandbox's readers), and in
+ * namespace mode the covers described in confine.h. */
+static int private_proc(void)
 {
-    if (c->mode != PC_ISO_NAMESPACE) return 0;
-    const unsigned long quiet = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    /* "invisible" is spelled only by kernels (5.8+) where each proc mount has its own options: an
+     * older kernel refuses it instead of changing the host's /proc. */
+    return mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible");
+}
+
+static int cover_work(const pc_confine *c, const pc_jail *j)
+{
+    /* Opened inside the new namespace (a descriptor from the old one cannot be bound here), before
+     * the tmpfs covers it. */
     int jfd = open(j->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (jfd < 0) return *what = "opening the case folder", -1;
-    if (unshare(CLONE_NEWNS)) return *what = "unshare(CLONE_NEWNS)", -1;
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) return *what = "making the mount namespace private", -1;
-    if (mount("pc-hidden", c->corpus, "tmpfs", MS_RDONLY | quiet, "size=4k,mode=0555")) return *what = "covering the corpus", -1;
-    if (mount("pc-work", c->work, "tmpfs", quiet, "size=4k,mode=0711")) return *what = "covering the work folder", -1;
+    if (jfd < 0) return -1;
+    const unsigned long quiet = MS_NOSUID | MS_NODEV | MS_NOEXEC;
     const char *leaf = strrchr(j->dir, '/');
     char *back = pc_asprintf("%s%s", c->work, leaf ? leaf : "/case");
     char src[64];
     snprintf(src, sizeof src, "/proc/self/fd/%d", jfd);
-    int rc = back && !mkdir(back, 0711) && !mount(src, back, NULL, MS_BIND | MS_REC, NULL) ? 0 : -1;
+    int rc = back && !mount("pc-work", c->work, "tmpfs", quiet, "size=4k,mode=0711") && !mkdir(back, 0711) &&
+             !mount(src, back, NULL, MS_BIND | MS_REC, NULL) ? 0 : -1;
     free(back);
     close(jfd);
-    if (rc) return *what = "binding the case folder back", -1;
+    return rc;
+}
+
+int pc_confine_enter(const pc_confine *c, const pc_jail *j, const char **what)
+{
+    if (c->mode == PC_ISO_NONE || geteuid() != 0) return 0;
+    const unsigned long quiet = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    if (unshare(CLONE_NEWNS)) return *what = "unshare(CLONE_NEWNS)", -1;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) return *what = "making the mount namespace private", -1;
+    if (cover_work(c, j)) return *what = "covering the work folder", -1; /* before /proc: binds through /proc/self/fd */
+    if (private_proc() && c->mode == PC_ISO_NAMESPACE) return *what = "mounting a /proc with hidepid=invisible", -1;
+    if (c->mode != PC_ISO_NAMESPACE) return 0;
+    if (mount("pc-hidden", c->corpus, "tmpfs", MS_RDONLY | quiet, "size=4k,mode=0555")) return *what = "covering the corpus", -1;
     if (mount("pc-shm", "/dev/shm", "tmpfs", quiet, "size=256m,mode=1777")) return *what = "a private /dev/shm", -1;
     return 0;
 }
