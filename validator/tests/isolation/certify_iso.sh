@@ -61,12 +61,13 @@ answers) # (a) item 1: the reader looks for the corpus (certify's command line, 
     ;;
 cross-run) # (b) item 2: run B's reader writes run A's output (found in /proc); A's reader writes nothing.
     # A must not pass: B cannot reach A's folders, and A takes only its own reader's file.
-    mkdir "$TMP/sig"; GO=$TMP/sig/go; MARK=pc-iso-waiter-$$
-    certify --case ct/dense-b3-group16 --reader-path "$TMP/sig" --reader "sh $R/waiter.sh $MARK $GO {input} {output}" --report json:"$TMP/a.json" >"$TMP/a.log" 2>&1 &
+    MARK=pc-iso-waiter-$$
+    certify --case ct/dense-b3-group16 --reader "sh $R/waiter.sh $MARK {input} {output}" --report json:"$TMP/a.json" >"$TMP/a.log" 2>&1 &
     apid=$!
     wait_for "$MARK"
     # Told A's output path too (the test sees every process), B still cannot write there.
     AOUT=$(ps -eo args | grep -v grep | grep "$MARK" | grep -o '/[^ ]*/out/view\.safetensors' | head -1)
+    GO=$(dirname "$AOUT")/go
     expect_rc 1 "run B (the cross-run writer refuses its own case)" -- certify --case ct/dense-b3-group16 --reader "sh $R/cross_writer.sh $PC {input} {output} $AOUT" --report json:"$TMP/b.json"
     expect_grep "cross: could not write $AOUT" "$TMP/b.json" "B tried A's output"
     touch "$GO"
@@ -77,10 +78,11 @@ cross-run) # (b) item 2: run B's reader writes run A's output (found in /proc); 
     ;;
 repin) # (c) item 3: while the reader runs, the corpus is rewritten and MANIFEST.sha256 re-pinned to
     # match (what a reader of certify's own user could do). The run must say corpus_changed.
-    mkdir "$TMP/sig"; GO=$TMP/sig/go; MARK=pc-iso-repin-$$
-    certify --reader-path "$TMP/sig" --reader "sh $R/waiter.sh $MARK $GO {input} {output}" --report json:"$TMP/r.json" >"$TMP/r.log" 2>&1 &
+    MARK=pc-iso-repin-$$
+    certify --case st/short --reader "sh $R/waiter.sh $MARK {input} {output}" --report json:"$TMP/r.json" >"$TMP/r.log" 2>&1 &
     rpid=$!
     wait_for "$MARK"
+    GO=$(dirname "$(ps -eo args | grep -v grep | grep "$MARK" | grep -o '/[^ ]*/out/view\.safetensors' | head -1)")/go
     sed 's/"verdict": "reject"/"verdict": "pass"/' "$C/st/short/expect.json" >"$TMP/e" && cat "$TMP/e" >"$C/st/short/expect.json"
     pin
     touch "$GO"
