@@ -93,8 +93,8 @@ static int add_read(pc_confine *c, const char *real)
     return 0;
 }
 
-/* A word of the template naming a program or a file (a script, a build's binary): the real path of
- * the regular file, or NULL. Bare names are looked up on PATH as the shell would. */
+/* A word of the template naming a program or a file (a script, a build's binary): its path as
+ * written (bare names looked up on PATH as the shell would), or NULL when it names no regular file. */
 static char *file_named(const char *word)
 {
     if (!*word || strchr(word, '{')) return NULL;
@@ -109,15 +109,38 @@ static char *file_named(const char *word)
             p += n + (p[n] == ':');
         }
     }
-    char *real = cand ? realpath(cand, NULL) : NULL;
-    free(cand);
     struct stat sb;
-    if (real && (stat(real, &sb) || !S_ISREG(sb.st_mode))) { free(real); real = NULL; }
-    return real;
+    if (cand && (stat(cand, &sb) || !S_ISREG(sb.st_mode))) { free(cand); cand = NULL; }
+    return cand;
 }
 
-/* Each file the template names, readable and executable; its folder too (a script's siblings),
- * unless the corpus lies in it. */
+/* Readable unless it and the corpus overlap (then the reader goes without it). */
+static int add_read_apart(pc_confine *c, const char *path)
+{
+    char *real = realpath(path, NULL);
+    int rc = real && !under(c->corpus, real) && !under(real, c->corpus) ? add_read(c, real) : 0;
+    free(real);
+    return rc;
+}
+
+/* The file, its folder, and when that folder is a bin/ the installation above it (a venv's
+ * site-packages, an interpreter's library): once for the path as written, once for its target. */
+static int add_program(pc_confine *c, const char *path)
+{
+    int rc = add_read_apart(c, path);
+    char *dir = pc_strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash && slash != dir) {
+        *slash = 0;
+        rc |= add_read_apart(c, dir);
+        char *up = strrchr(dir, '/');
+        if (up && !strcmp(up + 1, "bin") && up != dir) { *up = 0; rc |= add_read_apart(c, dir); }
+    }
+    free(dir);
+    return rc;
+}
+
+/* Each file the template names, readable and executable, with its folder (a script's siblings) and
+ * installation, none of them holding the corpus. */
 static int add_template_files(pc_confine *c, const char *tmpl)
 {
     char *t = pc_strdup(tmpl);
@@ -126,13 +149,12 @@ static int add_template_files(pc_confine *c, const char *tmpl)
         if (*p == '\'' || *p == '"') *p = ' '; /* quotes only group words here */
     int rc = 0;
     for (char *save = NULL, *w = strtok_r(t, " \t\n;|&()<>=", &save); w && !rc; w = strtok_r(NULL, " \t\n;|&()<>=", &save)) {
-        char *real = file_named(w);
-        if (!real) continue;
-        rc = add_read(c, real);
-        char *slash = strrchr(real, '/');
-        if (slash && slash != real) *slash = 0;
-        if (!rc && slash && slash != real && !under(c->corpus, real) && !under(real, c->corpus)) rc = add_read(c, real);
+        char *named = file_named(w);
+        if (!named) continue;
+        char *real = realpath(named, NULL);
+        rc = add_program(c, named) | (real ? add_program(c, real) : 0);
         free(real);
+        free(named);
     }
     free(t);
     return rc;
