@@ -6,12 +6,12 @@
 #define PC_CERTIFY_INTERNAL_H
 
 #include "../report/report.h"
+#include "packcheck_internal.h"
 #include "certify.h"
 #include "corpus.h"
 #include "runner.h"
 
 #include <cjson/cJSON.h>
-#include <packcheck.h>
 #include <stdbool.h>
 
 /* tampered: the reader changed its copy of the case (never an expected failure). */
