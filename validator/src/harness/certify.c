@@ -196,7 +196,8 @@ static int confine_ready(certify_run *st)
         return -1;
     }
     if (st->conf.mode == PC_ISO_NONE)
-        fprintf(st->log, "certify: no Landlock and not root: readers are NOT confined (they can read the corpus's answers if their user can)\n");
+        fprintf(st->log, "certify: readers are NOT confined (%s): they can read the corpus's answers if their user can\n",
+                o->isolation == PC_ISO_NONE ? "--isolation none" : "no Landlock, and no mount namespace for them");
     return 0;
 }
 
@@ -302,6 +303,7 @@ static cJSON *doc_header(const certify_run *st)
     cJSON *iso = cJSON_AddObjectToObject(opts, "isolation");
     cJSON_AddStringToObject(iso, "mode", pc_isolation_name(st->conf.mode));
     cJSON_AddNumberToObject(iso, "landlock_abi", st->conf.landlock_abi);
+    cJSON_AddBoolToObject(iso, "private_proc", st->conf.private_ns); /* certify's command line and other readers hidden */
     cJSON_AddNumberToObject(iso, "mem_limit_mb", (double)o->mem_limit_mb);
     cJSON_AddNumberToObject(iso, "fsize_limit_mb", (double)o->fsize_limit_mb);
     cJSON *env = cJSON_AddArrayToObject(iso, "reader_env");

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef __NR_landlock_create_ruleset
@@ -160,12 +161,32 @@ static int add_template_files(pc_confine *c, const char *tmpl)
     return rc;
 }
 
-static pc_isolation resolve_mode(pc_isolation want, int abi, char *why, size_t whylen)
+/* Can a reader get a mount namespace of its own with a hidepid /proc? Tried in a child (its
+ * namespace dies with it): root in a container without CAP_SYS_ADMIN cannot. */
+static bool namespace_works(void)
 {
-    bool root = geteuid() == 0;
-    if (want == PC_ISO_AUTO) return abi ? PC_ISO_LANDLOCK : root ? PC_ISO_NAMESPACE : PC_ISO_NONE;
+    if (geteuid() != 0) return false;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return false;
+    if (pid == 0) {
+        bool ok = !unshare(CLONE_NEWNS) && !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) &&
+                  !mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible");
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static pc_isolation resolve_mode(pc_isolation want, int abi, bool ns, char *why, size_t whylen)
+{
+    if (want == PC_ISO_AUTO) return abi ? PC_ISO_LANDLOCK : ns ? PC_ISO_NAMESPACE : PC_ISO_NONE;
     if (want == PC_ISO_LANDLOCK && !abi) { snprintf(why, whylen, "--isolation landlock: this kernel has no Landlock"); return PC_ISO_AUTO; }
-    if (want == PC_ISO_NAMESPACE && !root) { snprintf(why, whylen, "--isolation namespace needs root"); return PC_ISO_AUTO; }
+    if (want == PC_ISO_NAMESPACE && !ns) {
+        snprintf(why, whylen, "--isolation namespace needs root allowed to make a mount namespace and a hidepid /proc (Linux 5.8+)");
+        return PC_ISO_AUTO;
+    }
     return want;
 }
 
@@ -174,7 +195,8 @@ int pc_confine_setup(pc_confine *c, pc_isolation want, const char *tmpl, const c
 {
     memset(c, 0, sizeof *c);
     c->landlock_abi = pc_landlock_abi();
-    c->mode = resolve_mode(want, c->landlock_abi, why, whylen);
+    c->private_ns = want != PC_ISO_NONE && namespace_works();
+    c->mode = resolve_mode(want, c->landlock_abi, c->private_ns, why, whylen);
     if (c->mode == PC_ISO_AUTO) return -1;
     c->corpus = realpath(corpus, NULL);
     c->work = realpath(work, NULL);
@@ -242,12 +264,12 @@ static int cover_work(const pc_confine *c, const pc_jail *j)
 
 int pc_confine_enter(const pc_confine *c, const pc_jail *j, const char **what)
 {
-    if (c->mode == PC_ISO_NONE || geteuid() != 0) return 0;
+    if (c->mode == PC_ISO_NONE || !c->private_ns) return 0;
     const unsigned long quiet = MS_NOSUID | MS_NODEV | MS_NOEXEC;
     if (unshare(CLONE_NEWNS)) return *what = "unshare(CLONE_NEWNS)", -1;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) return *what = "making the mount namespace private", -1;
     if (cover_work(c, j)) return *what = "covering the work folder", -1; /* before /proc: binds through /proc/self/fd */
-    if (private_proc() && c->mode == PC_ISO_NAMESPACE) return *what = "mounting a /proc with hidepid=invisible", -1;
+    if (private_proc()) return *what = "mounting a /proc with hidepid=invisible", -1;
     if (c->mode != PC_ISO_NAMESPACE) return 0;
     if (mount("pc-hidden", c->corpus, "tmpfs", MS_RDONLY | quiet, "size=4k,mode=0555")) return *what = "covering the corpus", -1;
     if (mount("pc-shm", "/dev/shm", "tmpfs", quiet, "size=256m,mode=1777")) return *what = "a private /dev/shm", -1;

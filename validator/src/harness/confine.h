@@ -21,6 +21,7 @@ typedef enum pc_isolation { PC_ISO_AUTO, PC_ISO_LANDLOCK, PC_ISO_NAMESPACE, PC_I
 typedef struct pc_confine {
     pc_isolation mode;  /* resolved: never AUTO */
     int landlock_abi;   /* the kernel's Landlock ABI, 0 = none */
+    bool private_ns;    /* root may give each reader a mount namespace and a hidepid /proc (probed) */
     char **read;        /* read+execute: system paths, the reader's own files, --reader-path */
     size_t nread;
     char *corpus;       /* real path of the corpus folder */

@@ -75,6 +75,10 @@ cross-run) # (b) item 2: run B's reader writes run A's output (found in /proc); 
     checks=$((checks + 1)); [ "$arc" = 1 ] || { echo "FAIL: run A exited $arc, expected 1 (not certified)"; sed 's/^/  | /' "$TMP/a.log" | tail -5; fails=$((fails + 1)); }
     expect_outcome ct/dense-b3-group16 "$TMP/a.json" wrong-output
     refute_grep 'cross: WROTE' "$TMP/b.json" "run B wrote another run's output"
+    # Provenance: an output that is a link to something else is not the reader's view.
+    expect_rc 1 "a symlink as the output" -- certify --case ct/dense-b3-group16 --reader 'ln -s /etc/hostname {output}; : {input}' --report json:"$TMP/ln.json"
+    expect_outcome ct/dense-b3-group16 "$TMP/ln.json" wrong-output
+    expect_grep 'symbolic link' "$TMP/ln.json" "the link is named"
     ;;
 repin) # (c) item 3: while the reader runs, the corpus is rewritten and MANIFEST.sha256 re-pinned to
     # match (what a reader of certify's own user could do). The run must say corpus_changed.
