@@ -16,7 +16,7 @@
 #ifndef PC_SCAN_H
 #define PC_SCAN_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #define PC_SCAN_WINDOW (8u << 20)   /* bytes read per step per worker */
 #define PC_SCAN_HASH_SLICE (64u << 10) /* bytes read and hashed per step when hashing inline */
