@@ -101,7 +101,7 @@ ST=$CACHE/pc-peers/st-crate/release/st-header-peer
     ST=""; LEFT_OUT="$LEFT_OUT the safetensors crate (read_metadata): it did not build here;"; }
 
 so=$(ls "$GGML/install/lib/" 2>/dev/null | sed -n 's/^libggml-base\.so\.\([0-9]*\.[0-9]*\.[0-9]*\)$/\1/p')
-lcp=$(cat "$GGML/LLAMA_CPP_PYTHON_VERSION" 2>/dev/null || sed -n 's/^llama-cpp-python \([^ ]*\).*/\1/p' "$GGML/VERSION" 2>/dev/null)
+lcp=$(cat "$GGML/LLAMA_CPP_PYTHON_VERSION" 2>/dev/null || sed -n 's/^llama-cpp-python \([^ ]*\).*/\1/p' "$GGML/VERSION" 2>/dev/null || true)
 [ -n "${PEERS_GGML_BUILD:-}" ] || export GGML_VERSION="libggml-base $so (llama-cpp-python ${lcp:-?} sdist)"
 export ST_CRATE_VERSION="$(grep -A1 'name = "safetensors"' "$ROOT/scripts/peers/st-crate/Cargo.lock" 2>/dev/null | sed -n 's/version = "\(.*\)"/\1/p')"
 mkdir -p "$TMP"
