@@ -1,5 +1,5 @@
 /* HQQ fast path, portable: one pass per packed row, every slot of a unit written in turn (plain
- * loops for the auto-vectoriser); the dequantisation rounds into T by bit manipulation. */
+ * loops for the auto-vectoriser; AVX2 in avx2.c); the dequantisation rounds into T by bit manipulation. */
 #include "kernels.h"
 #include "kernels/fast/round.h"
 
@@ -26,10 +26,15 @@ static void unpack_3bit(const uint8_t *restrict src, size_t R, size_t C, uint8_t
     }
 }
 
-void pc_hqq_unpack_fast(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes)
+void pc_hqq_unpack_scalar(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes)
 {
     if (b == 3) unpack_3bit(src, R, C, codes);
     else unpack_u8(src, b, R, C, codes);
+}
+
+void pc_hqq_unpack_fast(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes)
+{
+    PC_PICK(pc_hqq_unpack_scalar, pc_hqq_unpack_avx2)(src, b, R, C, codes);
 }
 
 /* One row of C codes against its zero and scale (axis 1: one pair for the row) or the columns'
