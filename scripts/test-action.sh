@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 build=$(cd "${1:-build}" && pwd)
-work=$(mktemp -d)
+work=$(mktemp -d "${TMPDIR:-/tmp}/packcheck-action.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "test-action: FAIL: $*" >&2; exit 1; }
 

@@ -29,7 +29,10 @@ fn corpus_dir(manifest_dir: &Path) -> PathBuf {
 
 /// (id, strict severity, compat severity) for every rule of rules.json.
 fn severities(rules: &Path) -> Vec<(String, String, String)> {
-    let Ok(text) = fs::read_to_string(rules) else { return Vec::new() };
+    let text = match fs::read_to_string(rules) {
+        Ok(t) => t,
+        Err(_) => return Vec::new(),
+    };
     let doc = json::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", rules.display()));
     let mut out = Vec::new();
     for fam in doc.get("families").as_arr() {
@@ -59,7 +62,10 @@ fn cases(manifest: &str) -> BTreeMap<String, Vec<(String, String)>> {
     }
     for (path, hash) in files {
         let mut it = path.splitn(3, '/');
-        let (Some(fam), Some(case), Some(rest)) = (it.next(), it.next(), it.next()) else { continue };
+        let (fam, case, rest) = match (it.next(), it.next(), it.next()) {
+            (Some(f), Some(c), Some(r)) => (f, c, r),
+            _ => continue,
+        };
         if let Some(v) = out.get_mut(&format!("{fam}/{case}")) {
             if rest != "expect.json" {
                 v.push((rest.to_string(), hash));

@@ -5,7 +5,7 @@ use crate::sha256;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::Once;
 
 pub(crate) struct RawFile {
     path: &'static str,
@@ -191,8 +191,16 @@ fn parse_case(raw: &'static RawCase) -> Case {
 
 /// Every case, sorted by id (parsed once).
 pub fn cases() -> &'static [Case] {
-    static ALL: OnceLock<Vec<Case>> = OnceLock::new();
-    ALL.get_or_init(|| data::CASES.iter().map(parse_case).collect())
+    // std::sync::Once rather than OnceLock (Rust 1.70): the crate builds with Debian's rustc 1.63.
+    static INIT: Once = Once::new();
+    static mut ALL: Option<&'static [Case]> = None;
+    // SAFETY: ALL is written once, inside call_once, before any read; call_once orders the write
+    // before every return from it.
+    unsafe {
+        INIT.call_once(|| ALL = Some(Box::leak(data::CASES.iter().map(parse_case).collect::<Vec<_>>().into_boxed_slice())));
+        *std::ptr::addr_of!(ALL)
+    }
+    .expect("initialised")
 }
 
 /// One case by id (`gguf/alignment-0`).

@@ -87,7 +87,10 @@ impl Parser<'_> {
     }
     fn value(&mut self) -> Result<Json, String> {
         self.ws();
-        let Some(&c) = self.b.get(self.i) else { return self.err("unexpected end") };
+        let c = match self.b.get(self.i) {
+            Some(&c) => c,
+            None => return self.err("unexpected end"),
+        };
         match c {
             b'{' => self.nested(Self::object),
             b'[' => self.nested(Self::array),
@@ -163,7 +166,10 @@ impl Parser<'_> {
         s.parse::<f64>().map(Json::Num).or_else(|_| self.err("bad number"))
     }
     fn hex4(&mut self) -> Result<u32, String> {
-        let Some(h) = self.b.get(self.i..self.i + 4) else { return self.err("short \\u escape") };
+        let h = match self.b.get(self.i..self.i + 4) {
+            Some(h) => h,
+            None => return self.err("short \\u escape"),
+        };
         let s = std::str::from_utf8(h).map_err(|_| "bad \\u escape".to_string())?;
         let v = u32::from_str_radix(s, 16).or_else(|_| self.err("bad \\u escape"))?;
         self.i += 4;
@@ -193,7 +199,10 @@ impl Parser<'_> {
     }
     fn escape(&mut self, out: &mut String) -> Result<(), String> {
         self.i += 1;
-        let Some(&c) = self.b.get(self.i) else { return self.err("unterminated escape") };
+        let c = match self.b.get(self.i) {
+            Some(&c) => c,
+            None => return self.err("unterminated escape"),
+        };
         self.i += 1;
         let ch = match c {
             b'"' => '"',

@@ -35,7 +35,10 @@ fn refuse<T>(why: impl Into<String>) -> Result<T, Refused> {
 impl<'a> Cursor<'a> {
     fn take(&mut self, n: u64) -> Result<&'a [u8], Refused> {
         let end = (self.at as u64).checked_add(n).filter(|&e| e <= self.b.len() as u64);
-        let Some(end) = end else { return refuse(format!("truncated at byte {}", self.at)) };
+        let end = match end {
+            Some(e) => e,
+            None => return refuse(format!("truncated at byte {}", self.at)),
+        };
         let s = &self.b[self.at..end as usize];
         self.at = end as usize;
         Ok(s)
@@ -77,6 +80,11 @@ impl<'a> Cursor<'a> {
         };
         self.take(size).map(|_| None)
     }
+}
+
+/// x rounded up to a multiple of align (align a power of two, x far below u64::MAX: both checked).
+fn pad(x: u64, align: u64) -> u64 {
+    (x + align - 1) / align * align
 }
 
 fn block_of(ty: u32) -> Option<(u64, u64)> {
@@ -135,7 +143,7 @@ pub fn parse(b: &[u8]) -> Result<Gguf, Refused> {
         let offset = c.u64()?;
         tensors.push(Tensor { name, ne, ty, offset });
     }
-    let data_start = if n_tensors > 0 { (c.at as u64).div_ceil(align) * align } else { c.at as u64 };
+    let data_start = if n_tensors > 0 { pad(c.at as u64, align) } else { c.at as u64 };
     let mut running = 0u64;
     for t in &tensors {
         let (blk, bytes) = block_of(t.ty).ok_or_else(|| Refused(format!("{}: {UNSUPPORTED} {}", t.name, t.ty)))?;
@@ -152,7 +160,7 @@ pub fn parse(b: &[u8]) -> Result<Gguf, Refused> {
         if end.map_or(true, |e| e > b.len() as u64) {
             return refuse(format!("{}: data past the end of the file", t.name));
         }
-        running = running.checked_add(nbytes.div_ceil(align) * align).ok_or_else(|| Refused("size overflows".into()))?;
+        running = running.checked_add(pad(nbytes, align)).ok_or_else(|| Refused("size overflows".into()))?;
     }
     Ok(Gguf { tensors, data_start })
 }
@@ -223,7 +231,10 @@ impl Reader for Q8Reader {
         if !input.main().ends_with(".gguf") {
             return Scope::Out("not a GGUF file".into());
         }
-        let Ok(bytes) = input.read_main() else { return Scope::Out("unreadable".into()) };
+        let bytes = match input.read_main() {
+            Ok(b) => b,
+            Err(_) => return Scope::Out("unreadable".into()),
+        };
         match parse(&bytes) {
             Ok(g) if g.tensors.iter().any(|t| t.ty == Q8_0) => Scope::In,
             Ok(_) => Scope::Out("no Q8_0 tensor".into()),
