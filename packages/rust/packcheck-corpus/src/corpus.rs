@@ -130,7 +130,20 @@ impl Input {
         })?;
         let bytes = match f.data {
             Some(d) => d.to_vec(),
-            None => std::fs::read(corpus_dir().join(self.case_id).join(path))?,
+            None => {
+                let at = corpus_dir().join(self.case_id).join(path);
+                std::fs::read(&at).map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{}: {e}; set PACKCHECK_CORPUS to a packcheck fixtures/ folder of corpus version {} \
+                             (a published crate carries the index, not the data)",
+                            at.display(),
+                            version()
+                        ),
+                    )
+                })?
+            }
         };
         let got = sha256::hex(&bytes);
         if got != f.sha256 {
