@@ -4,15 +4,15 @@
 substituted, GITHUB_ACTION_PATH the clone, GITHUB_OUTPUT per step, GITHUB_ACTIONS=true. `uses:` steps
 (the SARIF upload) cannot run without GitHub: the runner checks the file they would upload instead.
 
-usage: run-action-locally.py [--action-dir DIR] [--workdir DIR] [--reuse-build BUILD]
-                             [--readme README.md | --input NAME=VALUE ...]
+usage: run-action-locally.py [--action-dir DIR] [--workdir DIR]
+                             [--readme README.md] [--input NAME=VALUE ...]
   --readme: take the inputs from the README's action example (between action-example markers)
-  --reuse-build: an existing CMake build of the clone, used as the action's build folder
 Exits with the action's result: 0 when every step succeeded."""
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -170,7 +170,6 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--action-dir", default=str(Path(__file__).resolve().parent.parent))
     ap.add_argument("--workdir", default=os.getcwd())
-    ap.add_argument("--reuse-build")
     ap.add_argument("--readme")
     ap.add_argument("--input", action="append", default=[])
     a = ap.parse_args()
@@ -182,8 +181,7 @@ def main():
     if unknown:
         raise SystemExit(f"run-action-locally: inputs the action does not declare: {sorted(unknown)}")
     temp = tempfile.mkdtemp(prefix="packcheck-action-")
-    if a.reuse_build:
-        os.symlink(os.path.abspath(a.reuse_build), os.path.join(temp, "packcheck-build"))
+    os.chmod(temp, 0o755)  # a runner's temp folder is readable by others (certify runs readers as nobody)
     ctx = {"inputs": {**defaults, **given}, "steps": {}, "ok": True, "action_path": str(action_dir), "temp": temp}
     for n, step in enumerate(steps):
         name = substitute(step.get("name", f"step {n}"), ctx)
@@ -217,6 +215,7 @@ def main():
         if rc != 0:
             print(f"-- {name}: failed (exit {rc})", flush=True)
             ctx["ok"] = False
+    shutil.rmtree(temp, ignore_errors=True)
     print(f"action {'succeeded' if ctx['ok'] else 'failed'}; step outputs: {json.dumps(ctx['steps'])}")
     sys.exit(0 if ctx["ok"] else 1)
 

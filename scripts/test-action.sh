@@ -3,7 +3,8 @@
 # action example on a copy of two valid checkpoints (passes, writes SARIF), the same with a rejected
 # GGUF added (annotations, SARIF results, the action fails), certify mode with a correct and a
 # refusing reader, and scripts/pre-commit-validate.sh on the same files.
-# usage: scripts/test-action.sh BUILD_DIR  (an existing CMake build of this clone, reused by the action)
+# usage: scripts/test-action.sh BUILD_DIR  (an existing RelWithDebInfo build of this clone: the action's
+# build-dir input, so its build step is incremental and the folder keeps its own path)
 set -eu
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -20,14 +21,14 @@ cp -r "$work/ok/models/." "$work/bad/models/"
 cp fixtures/gguf/alignment-0/bad.gguf "$work/bad/models/alignment-0.gguf"
 
 echo "== the README example on two valid checkpoints"
-python3 scripts/run-action-locally.py --action-dir "$repo" --reuse-build "$build" --workdir "$work/ok" --readme README.md \
+python3 scripts/run-action-locally.py --action-dir "$repo" --input "build-dir=$build" --workdir "$work/ok" --readme README.md \
     >"$work/ok.log" 2>&1 || { cat "$work/ok.log"; fail "the action failed on valid checkpoints"; }
 grep -q '"exit-code": "0"' "$work/ok.log" || { cat "$work/ok.log"; fail "no exit-code 0 output"; }
 jq -e '.version == "2.1.0" and (.runs[0].results | map(select(.level == "error")) | length) == 0' "$work/ok/packcheck.sarif" >/dev/null \
     || fail "packcheck.sarif is not a clean SARIF 2.1.0 file"
 
 echo "== the README example with a rejected GGUF added"
-if python3 scripts/run-action-locally.py --action-dir "$repo" --reuse-build "$build" --workdir "$work/bad" --readme README.md \
+if python3 scripts/run-action-locally.py --action-dir "$repo" --input "build-dir=$build" --workdir "$work/bad" --readme README.md \
     >"$work/bad.log" 2>&1; then cat "$work/bad.log"; fail "the action passed a rejected checkpoint"; fi
 grep -q '^::error file=.*alignment-0.gguf.*GGUF-012' "$work/bad.log" || { cat "$work/bad.log"; fail "no GGUF-012 annotation"; }
 grep -q 'upload-sarif@v3. needs GitHub' "$work/bad.log" || fail "the SARIF upload step did not run after the failure"
@@ -39,7 +40,7 @@ user=""
 [ "$(id -u)" = 0 ] && user="--reader-user root"  # the reader script lives in this clone, maybe under a 0700 home
 for r in correct reject_all; do
     rc=0
-    python3 scripts/run-action-locally.py --action-dir "$repo" --reuse-build "$build" --workdir "$work/ok" \
+    python3 scripts/run-action-locally.py --action-dir "$repo" --input "build-dir=$build" --workdir "$work/ok" \
         --input mode=certify --input "reader=$repo/validator/tests/readers/$r.sh $build/packcheck {input} {output}" \
         --input "args=--only llama/llama-q8-0 --only gguf/alignment-0 $user" --input sarif=certify.sarif \
         >"$work/$r.log" 2>&1 || rc=$?
