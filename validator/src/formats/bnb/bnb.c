@@ -15,7 +15,7 @@
 #include "../qlinear.h"
 
 #include "../../core/arith.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "kernels.h"
 
@@ -468,6 +468,17 @@ static void bnb_pair_check(const pc_input *source, const pc_input *target, pc_ct
 }
 
 extern const pc_bench_entry pc_bnb_bench[]; /* bnb_bench.c */
-const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight", PC_PART_CODES},
+    {".weight.absmax", PC_PART_COMPANION},
+    {".weight.quant_map", PC_PART_COMPANION},
+    {".weight.nested_absmax", PC_PART_COMPANION},
+    {".weight.nested_quant_map", PC_PART_COMPANION},
+    {".weight.quant_state.bitsandbytes__nf4", PC_PART_COMPANION},
+    {".weight.quant_state.bitsandbytes__fp4", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_bnb = {.parts = k_format_parts, .name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
                                  .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params,
                                  .pair_detect = bnb_pair_detect, .pair_check = bnb_pair_check, .bench = pc_bnb_bench};

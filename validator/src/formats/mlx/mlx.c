@@ -22,7 +22,7 @@
 #include "../qlinear.h"
 
 #include "../../core/arith.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/scan.h"
 #include "../../core/util.h"
 #include "kernels.h"
@@ -313,8 +313,7 @@ static void add_module(pc_input *in, const char *prefix, const mlx_mod *m, pc_ct
     pm->numel = m->rows * m->cols;
     pm->bits = m->bits;
     pm->priv = priv;
-    static const char *const k_parts[] = {"weight", "scales", "biases", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 /* MLX-010: no E8M0 NaN byte (255; MLX's CPU reads it as 2^128) and no NaN (0x7F) or negative E4M3
@@ -527,6 +526,13 @@ static int mlx_diag_params(const pc_input *in, const pc_module *pm, bool want, p
 }
 
 extern const pc_bench_entry pc_mlx_bench[]; /* mlx_bench.c */
-const pc_format pc_format_mlx = {.name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight", PC_PART_CODES},
+    {".scales", PC_PART_COMPANION},
+    {".biases", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_mlx = {.parts = k_format_parts, .name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
                                  .module_free = free, .explain = mlx_explain, .diag_params = mlx_diag_params,
                                  .bench = pc_mlx_bench};
