@@ -5,7 +5,7 @@
 #define _XOPEN_SOURCE 700
 #include "core/util.h"
 #include "harness/logical.h"
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * (fp16 d and m steered to subnormal, zero, inf and NaN), at every source misalignment 0..31 and
  * output offsets, with NULL outputs, and never writing past the output; GQ-001 by driving the module
  * directly (a GGUF file cannot reach it: GGUF-023/024 see the geometry first). */
+#include "formats/format.h"
 #include "kernels/kernels.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 int cmd_validate(int argc, char **argv);
 int cmd_unpack(int argc, char **argv);

@@ -4,7 +4,7 @@
 #ifndef PC_DIAG_UTIL_H
 #define PC_DIAG_UTIL_H
 
-#include "packcheck.h"
+#include "formats/format.h"
 
 #define PC_DIAG_MAX_ELEMS (1ull << 26)
 

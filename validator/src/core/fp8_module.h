@@ -3,7 +3,7 @@
 #ifndef PC_FORMATS_FP8_H
 #define PC_FORMATS_FP8_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 enum f8_kind { F8_DEEPSEEK = 0, F8_CT_FLOAT = 1, F8_CT_INT = 2 };
 

@@ -3,7 +3,7 @@
 #ifndef PC_AFFINE_PARAMS_H
 #define PC_AFFINE_PARAMS_H
 
-#include "packcheck.h"
+#include "formats/format.h"
 #include "../kernels/kernels.h"
 
 /* MLX affine module (layout "mlx-affine"): fresh scales and biases ([rows, cols/group], f32), the

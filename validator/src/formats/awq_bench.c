@@ -1,5 +1,5 @@
 /* AWQ GEMM kernel for `packcheck bench`: 4-bit codes of [K, N] from [K, N/8] words, N = 256. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

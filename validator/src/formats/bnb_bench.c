@@ -1,7 +1,7 @@
 /* bitsandbytes 4-bit kernels for `packcheck bench`: codes from the packed bytes (high nibble
  * first), and f32 weights from codes (one per byte) and one absmax per 64 (the default blocksize),
  * NF4 and bitsandbytes' FP4 table: the 16-entry lookup of the decode's second step. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

@@ -11,6 +11,7 @@
  * Logical view (CONTRACT 3): codes = q + 128 (the ct-int8 view); weight
  * w = f32(f32(q * SCB[row]) * 0x1.020408p-7f), bitsandbytes' default int8_vectorwise_dequant
  * (_ops.py: `A * stats.view(-1, 1) * 7.874015718698502e-3`). */
+#include "formats/format.h"
 #include "known_schemes.h"
 #include "qlinear.h"
 

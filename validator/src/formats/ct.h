@@ -3,7 +3,7 @@
 #ifndef PC_FORMATS_CT_H
 #define PC_FORMATS_CT_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "ct_match.h"
 
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* compressed-tensors kernels for `packcheck bench`: the dense bit stream (>= 0.18) and the legacy
  * word-aligned layout (<= 0.17), codes out (one byte each). */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

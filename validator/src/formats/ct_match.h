@@ -1,7 +1,7 @@
 /* compressed-tensors' module matcher, shared by the ct and nvfp4 modules (ct_config.c). */
 #ifndef PC_CT_MATCH_H
 #define PC_CT_MATCH_H
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 /* The entry of an ignore list (cJSON array) that names module `name`: an exact name, or "re:" + a
  * Python regex matched at the start (compressed_tensors.utils.match; an untranslatable pattern is a

@@ -1,5 +1,5 @@
 /* The format table: adding a format is one file implementing struct pc_format, and one line here. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 extern const pc_format pc_format_ct;
 extern const pc_format pc_format_nvfp4;

@@ -1,7 +1,7 @@
 /* FP8 E4M3 / INT8 -> f32 kernels for `packcheck bench`, over 512-column rows with 128x128 blocks
  * (DeepSeek's grid): the bytes, then the scales (at most count / 128 of them, 4-aligned: count is
  * a multiple of 512). */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

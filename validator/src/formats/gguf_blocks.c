@@ -12,7 +12,7 @@
  * Logical shape: ne reversed, so ne = [ne0, ne1] gives [ne1, ne0]. A 1-D tensor is one row
  * [1, ne0]; a 3-D tensor is [ne2, ne1, ne0] (mixture-of-experts [E, out, in]); a 4-D tensor folds
  * its two outer dims into the expert dim, [ne3 * ne2, ne1, ne0], which keeps the element order. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../core/scan.h"
 #include "../core/diag_util.h"

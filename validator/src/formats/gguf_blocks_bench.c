@@ -1,6 +1,6 @@
 /* GGUF block-type kernels for `packcheck bench`: codes and f32 of each type, on random blocks whose
  * fp16 scales are finite (d = 0.5 .. 2). Block sizes: ggml's type traits (ggml-common.h). */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

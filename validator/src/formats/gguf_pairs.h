@@ -3,7 +3,7 @@
 #ifndef PC_FORMATS_GGUF_PAIRS_H
 #define PC_FORMATS_GGUF_PAIRS_H
 
-#include "packcheck.h"
+#include "formats/format.h"
 
 bool pc_gguf_pair_detect(const pc_input *source, const pc_input *target, unsigned *default_ulp);
 bool pc_gguf_pair_map(const pc_input *source, const pc_input *target, const char *target_name, pc_pair_ref *ref);

@@ -1,6 +1,6 @@
 /* GPTQ kernel for `packcheck bench`: [K, N] codes from [K*b/32, N] words, N = 256 columns (an
  * nn.Linear's out side). */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

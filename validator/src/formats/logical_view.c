@@ -1,6 +1,7 @@
 /* Format module: packcheck's own logical view (CONTRACT 3), so that `unpack`'s output validates as
  * checked: every `M.codes` (U8) beside `M.weight` (F32) is one module whose two tensors must have
  * the same shape (rule LV-001). Nothing is decoded: the view is already decoded. */
+#include "formats/format.h"
 #include "known_schemes.h"
 
 #include <string.h>

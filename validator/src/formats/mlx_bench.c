@@ -2,7 +2,7 @@
  * (mlx-4, mlx-3: 3-bit fields straddle words), and f32 weights from codes (one per byte) with one
  * scale and one bias per 64 codes, widened to f32 as the module hands them over; the three
  * entries differ in T, the dtype mlx rounds into twice (w = rT(rT(s*q) + b)). */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

@@ -22,7 +22,7 @@
  *                 127 + floor(log2(scale)) - 2 (bias 125), >= 0.14.0 stores 127 + floor(log2(scale))
  *                 (PR #538; reports/ct-mxfp4-e8m0-bias.md); quantization_config.version picks it, and a
  *                 version that does not settle it decodes with 127 and warns (MX-005). */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../core/arith.h"
 #include "../core/json_get.h"

@@ -12,7 +12,7 @@
  * NVFP4 global scales, and checkpoints whose config names NVFP4. The config is read here (the
  * scheme room does not know NVFP4). Rules: family NV (rules/rules.json); CT-005 is checked by
  * `packcheck equiv` (harness/equiv.c), which needs two checkpoints. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "ct_match.h"
 #include "nvfp4.h"

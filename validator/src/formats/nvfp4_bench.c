@@ -1,6 +1,6 @@
 /* NVFP4 kernels for `packcheck bench`: E2M1 codes are the 4-bit stream; f32 from codes (one per byte)
  * and one f32 scale per 16, as the module hands them to the dequantiser. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../kernels/kernels.h"
 

@@ -4,7 +4,7 @@
  * compressed-tensors converter's output: weight_packed holds exactly weight's bytes (no nibble
  * swap), weight_scale is copied, and the global scales are f32 reciprocals. `packcheck equiv` calls
  * it through pc_format.pair_detect / pair_check; the weight comparison itself is generic. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../core/util.h"
 #include "nvfp4.h"

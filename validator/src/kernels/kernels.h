@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 /* Oracles stay out of interprocedural optimisation, so a constant b is never propagated into a
  * specialised (and possibly vectorised) clone of the literal code. */

@@ -5,7 +5,7 @@
  * scripts/kernel-ir.sh does this for every kernel and prints Ir per code. NAME: any `packcheck bench`
  * entry (the formats' pc_format.bench tables); "ref-" before a name runs the oracle. */
 #include "kernels/kernels.h"
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

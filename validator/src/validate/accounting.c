@@ -10,6 +10,7 @@
  * A scheme's float companions (an FP8 weight's BF16 scale) are claimed through explain(), so they
  * count as unchecked with their weight, not as plain. A tensor a failing rule names was checked (and
  * found wrong) even when its module never became decodable. */
+#include "formats/format.h"
 #include "accounting.h"
 
 #include <stdio.h>
@@ -19,6 +20,7 @@
 static int ensure_claims(pc_input *in)
 {
     if (in->claimed_by || !in->ntensors) return 0;
+    pc_validation_attach(in);
     in->claimed_by = calloc(in->ntensors, sizeof *in->claimed_by);
     return in->claimed_by ? 0 : -1;
 }
@@ -101,6 +103,7 @@ static void claim_failed(pc_input *in, const pc_ctx *cx)
 int pc_accounting_run(pc_input *in, const pc_ctx *cx)
 {
     pc_accounting_free(in);
+    pc_validation_attach(in);
     pc_accounting *a = calloc(1, sizeof *a);
     if (!a || ensure_claims(in)) { free(a); return -1; }
     in->acct = a;
@@ -130,4 +133,25 @@ void pc_accounting_free(pc_input *in)
     if (in->acct) free(in->acct->list);
     free(in->acct);
     in->acct = NULL;
+}
+
+/* The embedding API's view of the accounting (packcheck.h). */
+void pc_input_tensor_counts(const pc_input *in, size_t *checked, size_t *plain, size_t *unchecked)
+{
+    const pc_accounting *a = in ? in->acct : NULL;
+    if (checked) *checked = a ? a->checked : 0;
+    if (plain) *plain = a ? a->plain : 0;
+    if (unchecked) *unchecked = a ? a->unchecked : 0;
+}
+
+bool pc_input_unchecked_at(const pc_input *in, size_t i, const char **tensor, const char **scheme,
+                           const char **reason)
+{
+    const pc_accounting *a = in ? in->acct : NULL;
+    if (!a || i >= a->unchecked) return false;
+    const pc_unchecked *u = &a->list[i];
+    if (tensor) *tensor = u->t->name;
+    if (scheme) *scheme = u->why.scheme;
+    if (reason) *reason = u->why.reason;
+    return true;
 }

@@ -1,7 +1,7 @@
 /* The validation driver: formats check an opened input, the streaming pass runs their data scans,
  * then every tensor is accounted for. The container readers (container/) open inputs and know no
  * formats; the formats (formats/) know no reports; this room is where they meet. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../core/scan.h"
 #include "../core/util.h"
@@ -9,6 +9,23 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+static void release_validation(pc_input *in)
+{
+    pc_accounting_free(in);
+    for (size_t i = 0; i < in->nmodules; i++) {
+        pc_module *m = &in->modules[i];
+        if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);
+        free(m->prefix);
+    }
+    free(in->modules);
+    free(in->claimed_by);
+    in->modules = NULL;
+    in->claimed_by = NULL;
+    in->nmodules = in->modcap = 0;
+}
+
+void pc_validation_attach(pc_input *in) { in->release_validation = release_validation; }
 
 pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout)
 {
@@ -19,6 +36,7 @@ pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix,
         in->modules = nm;
         in->modcap = nc;
     }
+    pc_validation_attach(in);
     pc_module *m = &in->modules[in->nmodules];
     memset(m, 0, sizeof *m);
     m->prefix = pc_strdup(prefix);
