@@ -10,7 +10,7 @@
  * which upstream readers refuse (the sizes do not tile) or misread (when they happen to). */
 #include "gguf_types.h"
 
-#include "packcheck.h"
+#include "../packcheck_internal.h"
 
 #define OLD "in ggml's type table at d99724f (FORMATS.md 7.1)"
 
