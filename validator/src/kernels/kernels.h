@@ -174,6 +174,19 @@ void pc_tq1_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, flo
 void pc_tq1_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* Low-bit types since ggml 0.25 (formats/gguf/oracle_lowbit.c gives each struct):
+ *   NVFP4 (type 40), 36 bytes per 64: d[4] UE4M3 (one per 16), qs[32]; element 16s + j is the low
+ *         nibble of qs[8s + j] (j < 8) or the high nibble of qs[8s + j - 8]; codes = the E2M1 nibble;
+ *         w = f32(kvalues_fp4[q]) * ue4m3_half(d[s]) (ggml_ue4m3_to_fp32: 0x00 and 0x7F give 0, bit 7
+ *         ignored), exact.
+ *   Q1_0 (41), 18 bytes per 128: fp16 d, qs[16]; codes = bit j % 8 of qs[j / 8]; w = bit ? d : -d.
+ *   Q2_0 (42), 18 bytes per 64: fp16 d, qs[16]; codes = bits 2(j % 4) of qs[j / 4]; w = f32(q - 1) * d. */
+void pc_gguf_nvfp4_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_gguf_nvfp4_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 /* Grid i-quants (256 per block; tables in kernels/iq_grids.h, oracle/gguf_grid.c gives each
  * struct): IQ2_XXS 66, IQ2_XS 74, IQ2_S 82, IQ3_XXS 98, IQ3_S 110, IQ1_S 50, IQ1_M 56 bytes.
  * codes = the signed grid value as int8 (IQ2/IQ3: grid byte negated by its sign bit; IQ1: -1, 0, 1). */
@@ -252,7 +265,7 @@ typedef struct pc_kernel_set {
     pc_awq_fn awq;
     pc_q4_0_fn q4_0;
     pc_nvfp4_dequant_fn nvfp4_dequant;
-    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k, tq1_0, tq2_0,
+    pc_block_fn q8_0, q4_1, q5_0, q5_1, q4_k, q6_k, q5_k, iq4_nl, iq4_xs, mxfp4, q2_k, q3_k, tq1_0, tq2_0, gguf_nvfp4, q1_0, q2_0,
         iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m;
     pc_fp8_run_fn fp8_run;
     pc_int8_run_fn int8_run;

@@ -44,6 +44,11 @@ void pc_mxfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
 /* fast/gguf_ternary.c */
 void pc_tq1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* formats/gguf/fast_lowbit.c */
+float pc_ue4m3_half(uint8_t x);
+void pc_gguf_nvfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 /* fast/gguf_grid.c */
 void pc_iq2_xxs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq2_xs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
@@ -103,6 +108,10 @@ void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, fl
 void pc_q3_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* formats/gguf/avx2_lowbit.c */
+void pc_gguf_nvfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #endif
 
 #endif

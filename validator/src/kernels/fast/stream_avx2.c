@@ -246,6 +246,9 @@ const pc_kernel_set pc_kernels_avx2 = {
     .q3_k = pc_q3_k_decode_avx2,
     .tq1_0 = pc_tq1_0_decode_avx2,
     .tq2_0 = pc_tq2_0_decode_avx2,
+    .gguf_nvfp4 = pc_gguf_nvfp4_decode_avx2,
+    .q1_0 = pc_q1_0_decode_avx2,
+    .q2_0 = pc_q2_0_decode_avx2,
 };
 
 #endif /* PC_HAVE_X86_KERNELS */
