@@ -303,6 +303,14 @@ def generate(out):
                  files={"bad.gguf": gguf_file(k, [dict(tw, data=b7.tobytes())])[0]}, input="bad.gguf",
                  source="hand-built bytes: NVFP4 block 2's sub-block 1 scale byte 0xB8 (bit 7 set: ggml's CPU decode ignores "
                         "it, CUDA's FP8 path reads a negative scale)", rules=["GQ-004"])
+        data = gguf_file(k, [dict(tw, data=b7.tobytes())])[0]
+        path = os.path.join(work, "b7.gguf")
+        open(path, "wb").write(data)
+        mods, _, _ = pins_checked(path, exe, work, gl)
+        out.case("gguf", "nvfp4-scale-sign-bit-compat", verdict="pass", layout="gguf", files={"model.gguf": data}, input="model.gguf",
+                 profile="compat", source="hand-built bytes: the same file under compat, where GQ-004 is SHOULD (ggml's row "
+                                          "validation accepts every byte): pinned as ggml's CPU reference decodes it (bit 7 ignored)",
+                 rules=["GQ-004"], modules=mods)
         nan = nvb.copy()
         nan[1, 3] = 0x7F
         data = gguf_file(k, [dict(tw, data=nan.tobytes())])[0]

@@ -57,17 +57,18 @@ bool pc_gguf_nvfp4_scan(pc_input *in, const pc_tensor *t, pc_ctx *cx)
     return true;
 }
 
-/* The companion's name: the weight's name with its trailing ".weight" replaced by ".scale" (llama.cpp's
- * converter: new_name.replace(".weight", ".scale")); NULL when the name has no such suffix. */
-static const pc_tensor *companion_of(const pc_input *in, const pc_tensor *t)
+/* The companion: the weight's name with its trailing ".weight" replaced by ".scale" (llama.cpp's
+ * converter: new_name.replace(".weight", ".scale")), found by the input's sorted-name lookup; NULL
+ * when absent or when the name has no such suffix. */
+static const pc_tensor *companion_of(const pc_input *in, const pc_tensor *t, pc_ctx *cx)
 {
     size_t n = strlen(t->name), k = strlen(".weight");
     if (n <= k || strcmp(t->name + n - k, ".weight")) return NULL;
-    for (size_t i = 0; i < in->ntensors; i++) {
-        const char *c = in->tensors[i].name;
-        if (!strncmp(c, t->name, n - k) && !strcmp(c + n - k, ".scale")) return &in->tensors[i];
-    }
-    return NULL;
+    char *prefix = pc_strndup(t->name, n - k);
+    if (!prefix) { cx->oom = true; return NULL; }
+    const pc_tensor *s = pc_input_find_part(in, prefix, ".scale");
+    free(prefix);
+    return s;
 }
 
 /* Values a companion must hold: one per expert of a 3-D weight (ne2; a 4-D one folds ne3 * ne2, as its
@@ -101,7 +102,7 @@ static int64_t first_nonfinite(const pc_tensor *s, uint64_t count, pc_ctx *cx)
 
 void pc_gguf_nvfp4_companion(const pc_input *in, const pc_tensor *t, pc_ctx *cx)
 {
-    const pc_tensor *s = companion_of(in, t);
+    const pc_tensor *s = companion_of(in, t, cx);
     if (!s) return;
     uint64_t want = expected_count(t);
     if (s->dtype != PC_DT_GGML || s->ggml_type != 0) {
