@@ -41,11 +41,12 @@ AVX2_FN void pc_gguf_nvfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8
         }
         if (!weights) continue;
         float *w = weights + 64 * b;
-        const __m256 d4 = _mm256_castps128_ps256(ue4m3_half4(blk));
+        float d4[4]; /* broadcast from memory: the load ports, not the shuffle port the codes need */
+        _mm_storeu_ps(d4, ue4m3_half4(blk));
         const __m256i v[2] = {_mm256_shuffle_epi8(tab, c01), _mm256_shuffle_epi8(tab, c23)};
         for (int h = 0; h < 2; h++) {
             __m128i v0 = _mm256_castsi256_si128(v[h]), v1 = _mm256_extracti128_si256(v[h], 1);
-            const __m256 d0 = _mm256_permutevar8x32_ps(d4, _mm256_set1_epi32(2 * h)), d1 = _mm256_permutevar8x32_ps(d4, _mm256_set1_epi32(2 * h + 1));
+            const __m256 d0 = _mm256_broadcast_ss(d4 + 2 * h), d1 = _mm256_broadcast_ss(d4 + 2 * h + 1);
             _mm256_storeu_ps(w + 32 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v0)), d0));
             _mm256_storeu_ps(w + 32 * h + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(v0, 8))), d0));
             _mm256_storeu_ps(w + 32 * h + 16, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v1)), d1));
