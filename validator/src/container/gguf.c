@@ -584,7 +584,9 @@ static void check_duplicate_names(gg *g)
 /* ---- fork-era type ids (GGUF-040) ---- */
 
 /* Do the tensors tile the data section when tensors of type `id` take the fork row f's geometry (f
- * NULL: upstream's)? Offsets must be the running padded sum, and the last tensor inside the file. */
+ * NULL: upstream's)? Offsets must be the running padded sum, and the file must end inside the last
+ * tensor's padding, as a writer leaves it (so a merely truncated upstream file does not pass for a
+ * fork's: its end falls anywhere). */
 static bool tiles_as(const gg *g, int id, const pc_ggml_fork_row *f)
 {
     uint64_t data_start, running = 0, end = 0;
@@ -599,7 +601,8 @@ static bool tiles_as(const gg *g, int id, const pc_ggml_fork_row *f)
             !pc_add_u64(data_start, t->offset, &end) || !pc_add_u64(end, nbytes, &end) || !pc_add_u64(running, padded, &running))
             return false;
     }
-    return end <= g->size;
+    uint64_t padded_end;
+    return pc_add_u64(data_start, running, &padded_end) && end <= g->size && g->size <= padded_end;
 }
 
 /* GGUF-040: an id a fork used for another layout, in a file that only tiles under the fork's geometry:
