@@ -47,7 +47,11 @@ def _env():
     except Exception as e:  # PyPI's gguf 0.19.0 lacks them
         raise NeedsVenv(f"gen_gguf_newtypes needs the vendored gguf-py (Q2_0, NVFP4 dequantize): {e}")
     import gen_gguf_llama as gl
-    lib, inc = gl._tools()
+    lib = os.path.join(gl.LLAMA_BUILD, "ggml", "src", "libggml-base.a")
+    inc = os.path.join(gl.LLAMA_SRC, "ggml", "include")
+    for p, what in ((gl.QUANTIZE, "llama-quantize"), (lib, "libggml-base.a"), (inc, "ggml headers")):
+        if not os.path.exists(p):
+            raise NeedsVenv(f"gen_gguf_newtypes needs a llama.cpp build ({what}): nothing at {p}")
     return gl, lib, inc
 
 
