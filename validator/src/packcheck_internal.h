@@ -161,6 +161,23 @@ typedef struct pc_explain {
     char reason[256];  /* "not decoded by this version" */
 } pc_explain;
 
+struct pc_format;
+/* A module's logical view may hold at most this many elements (5 bytes each in memory): formats
+ * refuse larger modules with their LIMIT rule (GPTQ-014, AWQ-010). */
+#define PC_LOGICAL_MAX_ELEMS (1ull << 30)
+
+/* One quantized weight, ready to decode into the logical view (CONTRACT section 3). */
+typedef struct pc_module {
+    char *prefix;                 /* M: tensor names share it */
+    const char *layout;           /* contract format name: "ct-dense", "gptq-v1", ... */
+    const struct pc_format *fmt;
+    int ndim;                     /* 2, or 3 for [E, out, in] */
+    uint64_t shape[3];
+    uint64_t numel;
+    unsigned bits;
+    void *priv;                   /* the format's own description of the module */
+} pc_module;
+
 /* Every tensor of a validated input ends in exactly one class (validate/accounting.c). */
 typedef enum { PC_TENSOR_CHECKED = 0, PC_TENSOR_PLAIN, PC_TENSOR_UNCHECKED } pc_tensor_class;
 typedef struct pc_unchecked {

@@ -352,3 +352,11 @@ void pc_input_free(pc_input *in)
     free(in->dir);
     free(in);
 }
+
+/* The input's contract format name, from the layouts the formats noted on it. */
+const char *pc_input_format(const pc_input *in)
+{
+    if (in->is_gguf) return "gguf";
+    if (in->nlayouts > 1) return "mixed";
+    return in->nlayouts ? in->layouts[0] : "safetensors";
+}

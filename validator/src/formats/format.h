@@ -10,21 +10,6 @@
  * Format modules
  * --------------------------------------------------------------------------------------------- */
 
-/* A module's logical view may hold at most this many elements (5 bytes each in memory): formats
- * refuse larger modules with their LIMIT rule (GPTQ-014, AWQ-010). */
-#define PC_LOGICAL_MAX_ELEMS (1ull << 30)
-
-/* One quantized weight, ready to decode into the logical view (CONTRACT section 3). */
-typedef struct pc_module {
-    char *prefix;                 /* M: tensor names share it */
-    const char *layout;           /* contract format name: "ct-dense", "gptq-v1", ... */
-    const struct pc_format *fmt;
-    int ndim;                     /* 2, or 3 for [E, out, in] */
-    uint64_t shape[3];
-    uint64_t numel;
-    unsigned bits;
-    void *priv;                   /* the format's own description of the module */
-} pc_module;
 
 /* What certify's diagnosis needs to simulate known reader bugs on one module, filled by the format
  * (pc_format.diag_params) so harness/diagnose.c names no format. The logical view is ([E,] N, K),
@@ -57,7 +42,8 @@ typedef enum pc_diag_nibble {
     PC_NIB_NONE,
     PC_NIB_K_XOR,    /* element k pairs with k ^ nib_xor in its row */
     PC_NIB_FLAT_XOR, /* flat element i pairs with i ^ nib_xor (bytes across rows) */
-    PC_NIB_SLOT      /* slots 2j and 2j+1 of a word trade places (through slot_order, along N) */
+    PC_NIB_SLOT,     /* slots 2j and 2j+1 of a word trade places (through slot_order, along N) */
+    PC_NIB_FORMAT    /* the format's own pairing: pc_diag_layout.nibble_partner */
 } pc_diag_nibble;
 
 typedef struct pc_diag_layout {
@@ -71,6 +57,11 @@ typedef struct pc_diag_layout {
     bool msb_first;              /* a reader may read each word's slots from the top bit down */
     pc_diag_nibble nibble;
     unsigned nib_xor;
+    /* A pairing none of the kinds above expresses (HQQ: rows r and r + R/2 share a byte): the
+     * element whose nibble shares a byte with (e, n, k) in an [E, N, K] view, -1 for none. Set
+     * nibble to PC_NIB_FORMAT with it. */
+    int64_t (*nibble_partner)(const struct pc_diag_layout *l, uint64_t N, uint64_t K, uint64_t e, uint64_t n, uint64_t k);
+    uint64_t format_param[4];    /* the format's own numbers for nibble_partner (a row stride, a block) */
     bool stream;                 /* rows are a bit stream of words: dense (fields cross words) or aligned */
     bool stream_aligned;         /* this module's stream is word-aligned (floor(32/b) fields per word) */
     uint64_t stream_words;       /* words per packed row as stored (0: unknown) */
@@ -132,8 +123,20 @@ typedef struct pc_pair_ref {
 
 #define PC_ULP_SIGNED_ZERO 0xFFFFFFFFu /* pair_detect's default: ulp:0 (-0 == +0), not exact */
 
+/* One tensor a module of a format is made of: the module prefix followed by `suffix` ("" for the
+ * module tensor itself, ".weight_packed", "_blocks", ".weight.absmax"). */
+typedef enum { PC_PART_CODES = 1, PC_PART_COMPANION = 2 } pc_part_role;
+typedef struct pc_part {
+    const char *suffix;           /* NULL ends a list */
+    pc_part_role role;            /* CODES: holds packed codes or quantized values, whatever its dtype */
+} pc_part;
+
 typedef struct pc_format {
     const char *name;             /* "ct", "nvfp4", "gptq", "awq", "q4_0" */
+    /* The tensors its modules are made of, as data: accounting recognises a module by this
+     * structure (a codes part beside a companion is never `plain`, whatever its dtype), and
+     * `packcheck formats --json` gives it to the generators. NULL: the format claims no tensors. */
+    const pc_part *parts;
     /* Does this input hold modules of this format? Cheap: config keys and tensor names. */
     bool (*detect)(const pc_input *in);
     /* Evaluate every rule of the format on the input; append decodable modules (pc_module_add). */
@@ -180,20 +183,13 @@ pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix,
 void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout);
 /* Claim `prefix` + "." + each suffix that exists (a NULL-terminated list); returns how many. */
 size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes);
+/* Claim every declared part of fmt (fmt->parts) that exists beside `prefix`; returns how many. */
+size_t pc_module_claim_parts(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout);
 
-/* Record that the input holds a layout (pc_module_add does this for decodable modules). */
-void pc_input_note_layout(pc_input *in, const char *layout);
-
-/* Append a module (prefix copied). Returns the new module, or NULL when out of memory. */
-pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix,
-                         const char *layout);
-
-/* Tensor t is part of a module of `layout` that this format checked (call it for every tensor a
- * module is made of: packed weights, scales, zero points, g_idx, shapes). Tensors nobody claims
- * are `plain` when they are unquantized floats and `unchecked` otherwise (CONTRACT 2). */
-void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout);
-/* Claim `prefix` + "." + each suffix that exists (a NULL-terminated list); returns how many. */
-size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes);
+/* The driver's side of the same services (validate/): make pc_input_free release what validation
+ * attached to `in`, and allocate the claims table; 0, or -1 when out of memory. */
+void pc_validation_attach(pc_input *in);
+int pc_claims_ensure(pc_input *in);
 
 /* Record that the input holds a layout (pc_module_add does this for decodable modules). */
 void pc_input_note_layout(pc_input *in, const char *layout);

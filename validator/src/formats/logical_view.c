@@ -42,4 +42,10 @@ static void lv_check(pc_input *in, pc_ctx *cx)
     }
 }
 
-const pc_format pc_format_logical_view = {.name = "logical-view", .detect = lv_detect, .check = lv_check};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".codes", PC_PART_CODES},
+    {".weight", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_logical_view = {.parts = k_format_parts, .name = "logical-view", .detect = lv_detect, .check = lv_check};

@@ -1,5 +1,5 @@
 /* The JSON report (CONTRACT 2): the one document every other writer renders. */
-#include "formats/format.h"
+#include "packcheck_internal.h"
 #include "report.h"
 
 #include <stdlib.h>

@@ -9,8 +9,7 @@
 /* Classify every tensor of `in` into in->acct (cx: the findings so far). Returns -1 when out of memory. */
 int pc_accounting_run(pc_input *in, const pc_ctx *cx);
 void pc_accounting_free(pc_input *in);
-/* Make pc_input_free release what validation attached to `in` (modules, claims, accounting). */
-void pc_validation_attach(pc_input *in);
+
 /* The class of tensors[i] after pc_accounting_run. */
 pc_tensor_class pc_tensor_class_of(const pc_input *in, size_t i);
 

@@ -10,51 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void release_validation(pc_input *in)
-{
-    pc_accounting_free(in);
-    for (size_t i = 0; i < in->nmodules; i++) {
-        pc_module *m = &in->modules[i];
-        if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);
-        free(m->prefix);
-    }
-    free(in->modules);
-    free(in->claimed_by);
-    in->modules = NULL;
-    in->claimed_by = NULL;
-    in->nmodules = in->modcap = 0;
-}
-
-void pc_validation_attach(pc_input *in) { in->release_validation = release_validation; }
-
-pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout)
-{
-    if (in->nmodules == in->modcap) {
-        size_t nc = in->modcap ? in->modcap * 2 : 16;
-        pc_module *nm = realloc(in->modules, nc * sizeof *nm);
-        if (!nm) return NULL;
-        in->modules = nm;
-        in->modcap = nc;
-    }
-    pc_validation_attach(in);
-    pc_module *m = &in->modules[in->nmodules];
-    memset(m, 0, sizeof *m);
-    m->prefix = pc_strdup(prefix);
-    if (!m->prefix) return NULL;
-    m->fmt = fmt;
-    m->layout = layout;
-    in->nmodules++;
-    pc_input_note_layout(in, layout);
-    return m;
-}
-
-void pc_input_note_layout(pc_input *in, const char *layout)
-{
-    for (size_t i = 0; i < in->nlayouts; i++)
-        if (!strcmp(in->layouts[i], layout)) return;
-    if (in->nlayouts < sizeof in->layouts / sizeof *in->layouts) in->layouts[in->nlayouts++] = layout;
-}
-
 void pc_validate(pc_input *in, pc_ctx *cx)
 {
     /* A broken container has no trustworthy tensor table: formats see nothing of it. */
@@ -66,13 +21,6 @@ void pc_validate(pc_input *in, pc_ctx *cx)
      * (a broken container is still hashed: certificates name the bytes, good or bad). */
     if (!cx->io_error) pc_scan_run(in, cx);
     if (container_ok && !cx->io_error && pc_accounting_run(in, cx)) cx->oom = true;
-}
-
-const char *pc_input_format(const pc_input *in)
-{
-    if (in->is_gguf) return "gguf";
-    if (in->nlayouts > 1) return "mixed";
-    return in->nlayouts ? in->layouts[0] : "safetensors";
 }
 
 const char *pc_verdict(const pc_input *in, const pc_ctx *cx)

@@ -14,9 +14,9 @@
 #include "../qlinear.h"
 
 #include "../../core/arith.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -234,8 +234,7 @@ static void check_module(pc_input *in, const char *prefix, const awq_cfg *c, pc_
     pm->numel = m.N * m.K;
     pm->bits = 4;
     pm->priv = priv;
-    static const char *const k_parts[] = {"qweight", "qzeros", "scales", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 static bool awq_detect(const pc_input *in) { return ql_any_module(in, QL_AWQ); }
@@ -332,4 +331,11 @@ static int awq_diag_params(const pc_input *in, const pc_module *pm, bool want, p
 }
 
 extern const pc_bench_entry pc_awq_bench[]; /* awq_bench.c */
-const pc_format pc_format_awq = {.name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".qweight", PC_PART_CODES},
+    {".qzeros", PC_PART_COMPANION},
+    {".scales", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_awq = {.parts = k_format_parts, .name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};

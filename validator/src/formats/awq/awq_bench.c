@@ -1,7 +1,7 @@
 /* AWQ GEMM kernel for `packcheck bench`: 4-bit codes of [K, N] from [K, N/8] words, N = 256. */
 #include "formats/format.h"
 
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 enum { AWQ_N = 256 };
 static size_t awq_in(unsigned b, size_t n) { (void)b; return n / 2; }

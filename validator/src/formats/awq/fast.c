@@ -2,7 +2,7 @@
  * REV = 0,4,1,5,2,6,3,7 (the inverse of the writer's 0,2,4,6,1,3,5,7), i.e. shifts 0,16,4,20,8,24,
  * 12,28; here all eight are split with two masks and reordered as bytes of one 64-bit word (SWAR).
  * Unsigned shifts and masks: no sign extension from the top slot. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #include <string.h>
 
@@ -32,4 +32,9 @@ void pc_awq_unpack_scalar(const uint8_t *src, size_t rows, size_t N, uint8_t *ou
         for (unsigned j = 0; j < 8; j++) out[8 * i + j] = (uint8_t)(codes >> (8 * j));
     }
 #endif
+}
+
+void pc_awq_unpack_fast(const uint8_t *src, size_t rows, size_t N, uint8_t *out)
+{
+    PC_PICK(pc_awq_unpack_scalar, pc_awq_unpack_avx2)(src, rows, N, out);
 }

@@ -2,7 +2,7 @@
  * output dimension, "logical columns placed in slots in the order 0, 2, 4, 6, 1, 3, 5, 7", slot i
  * at bits 4i..4i+3 of the word. One field at a time: for every word and slot, the column that
  * slot holds receives the nibble, shifted as unsigned (the top slot carries the sign bit). */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 static const unsigned k_awq_order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
 

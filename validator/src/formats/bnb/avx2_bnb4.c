@@ -5,7 +5,7 @@
  * from both halves with vpermps (which reads bits 0-2) and bit 3, shifted into the sign position,
  * chooses the half with vblendvps. Bits above 3 are ignored, as the oracle's `& 15`. Large outputs
  * to an aligned buffer use non-temporal stores when the blocks are whole vectors. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"

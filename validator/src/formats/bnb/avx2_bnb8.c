@@ -2,7 +2,7 @@
  * widen to i32 (vpmovsxbd), convert to f32 (exact), then two vmulps: by the row's SCB, then by the
  * f32 1/127, the oracle's two roundings in the oracle's order (no FMA: the target has none and the
  * build says -ffp-contract=off). Codes: the byte xor 0x80, 32 at a time. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"

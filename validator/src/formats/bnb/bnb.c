@@ -11,14 +11,13 @@
  *
  * Logical view (CONTRACT 3): codes = the stored nibble; weight w = f32(table[q] * A[i // bs]), A the
  * absmax or, nested, f32(f32(nested_quant_map[absmax[j]] * nested_absmax[j // 256]) + offset). */
-#include "../affine_params.h"
 #include "../known_schemes.h"
 #include "../qlinear.h"
 
 #include "../../core/arith.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -334,7 +333,8 @@ static void bnb_check(pc_input *in, pc_ctx *cx)
     }
 }
 
-int pc_bnb_params(const pc_module *pm, float **scales, size_t *blocksize, const float **table)
+/* The module's scale parameters as it decodes them (its diag_params re-derives weights from them). */
+static int bnb_params(const pc_module *pm, float **scales, size_t *blocksize, const float **table)
 {
     if (pm->fmt != &pc_format_bnb) return -1;
     const bnb_mod *b = pm->priv;
@@ -418,7 +418,7 @@ static int bnb_diag_params(const pc_input *in, const pc_module *pm, bool want, p
     p->lay = (pc_diag_layout){.nibble = PC_NIB_FLAT_XOR, .nib_xor = 1};
     p->kind = PC_DIAG_TABLE;
     if (!want) return 0;
-    if (pc_bnb_params(pm, &sc, &group, &table) || !group) { snprintf(p->note, sizeof p->note, "bnb parameters unreadable"); free(sc); return 1; }
+    if (bnb_params(pm, &sc, &group, &table) || !group) { snprintf(p->note, sizeof p->note, "bnb parameters unreadable"); free(sc); return 1; }
     p->table = table;
     int rc = pc_diag_alloc(p, (size_t)pm->numel, -1);
     for (size_t i = 0; !rc && i < pm->numel; i++) p->s[i] = sc[i / group];
@@ -468,6 +468,17 @@ static void bnb_pair_check(const pc_input *source, const pc_input *target, pc_ct
 }
 
 extern const pc_bench_entry pc_bnb_bench[]; /* bnb_bench.c */
-const pc_format pc_format_bnb = {.name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight", PC_PART_CODES},
+    {".weight.absmax", PC_PART_COMPANION},
+    {".weight.quant_map", PC_PART_COMPANION},
+    {".weight.nested_absmax", PC_PART_COMPANION},
+    {".weight.nested_quant_map", PC_PART_COMPANION},
+    {".weight.quant_state.bitsandbytes__nf4", PC_PART_COMPANION},
+    {".weight.quant_state.bitsandbytes__fp4", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_bnb = {.parts = k_format_parts, .name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
                                  .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params,
                                  .pair_detect = bnb_pair_detect, .pair_check = bnb_pair_check, .bench = pc_bnb_bench};

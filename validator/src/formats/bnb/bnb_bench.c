@@ -3,7 +3,7 @@
  * NF4 and bitsandbytes' FP4 table: the 16-entry lookup of the decode's second step. */
 #include "formats/format.h"
 
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <string.h>
 

@@ -17,7 +17,7 @@
 
 #include "../../core/arith.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -224,5 +224,12 @@ static bool bnb8_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
 }
 
 extern const pc_bench_entry pc_bnb_int8_bench[]; /* bnb_bench.c */
-const pc_format pc_format_bnb_int8 = {.name = "bnb-int8", .detect = bnb8_detect, .check = bnb8_check, .decode = bnb8_decode,
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight", PC_PART_CODES},
+    {".SCB", PC_PART_COMPANION},
+    {".weight_format", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_bnb_int8 = {.parts = k_format_parts, .name = "bnb-int8", .detect = bnb8_detect, .check = bnb8_check, .decode = bnb8_decode,
                                       .module_free = free, .explain = bnb8_explain, .bench = pc_bnb_int8_bench};

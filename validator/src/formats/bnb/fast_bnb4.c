@@ -2,7 +2,7 @@
  * already scaled by the block's absmax, so each weight is one lookup; table[k] * absmax is the same
  * single f32 rounding the oracle makes per element. The AVX2 version (fast/bnb4_avx2.c) does the
  * lookup with two vpermps; the entry points below pick the active set's. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 void pc_bnb4_unpack_scalar(const uint8_t *src, size_t n, uint8_t *out)
 {
@@ -26,12 +26,10 @@ void pc_bnb4_dequant_scalar(const uint8_t *codes, size_t n, const float *table, 
 
 void pc_bnb4_unpack_fast(const uint8_t *src, size_t n, uint8_t *out)
 {
-    const pc_kernel_set *ks = pc_kernels_active();
-    (ks->bnb4_unpack ? ks->bnb4_unpack : pc_bnb4_unpack_scalar)(src, n, out);
+    PC_PICK(pc_bnb4_unpack_scalar, pc_bnb4_unpack_avx2)(src, n, out);
 }
 
 void pc_bnb4_dequant_fast(const uint8_t *codes, size_t n, const float *table, const float *absmax, size_t blocksize, float *out)
 {
-    const pc_kernel_set *ks = pc_kernels_active();
-    (ks->bnb4_dequant ? ks->bnb4_dequant : pc_bnb4_dequant_scalar)(codes, n, table, absmax, blocksize, out);
+    PC_PICK(pc_bnb4_dequant_scalar, pc_bnb4_dequant_avx2)(codes, n, table, absmax, blocksize, out);
 }

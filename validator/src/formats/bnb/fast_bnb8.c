@@ -3,7 +3,7 @@
  * then one lookup per element; rows shorter than the table are computed directly (same two
  * roundings). Codes: int8 q + 128 is the byte with its top bit flipped, eight bytes per word. The
  * AVX2 version (fast/bnb8_avx2.c) computes directly; the entry points pick the active set's. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #include <string.h>
 
@@ -45,12 +45,10 @@ void pc_bnb8_codes_scalar(const uint8_t *src, size_t n, uint8_t *out)
 
 void pc_bnb8_dequant_fast(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out)
 {
-    const pc_kernel_set *ks = pc_kernels_active();
-    (ks->bnb8_dequant ? ks->bnb8_dequant : pc_bnb8_dequant_scalar)(src, rows, cols, scb, out);
+    PC_PICK(pc_bnb8_dequant_scalar, pc_bnb8_dequant_avx2)(src, rows, cols, scb, out);
 }
 
 void pc_bnb8_codes_fast(const uint8_t *src, size_t n, uint8_t *out)
 {
-    const pc_kernel_set *ks = pc_kernels_active();
-    (ks->bnb8_codes ? ks->bnb8_codes : pc_bnb8_codes_scalar)(src, n, out);
+    PC_PICK(pc_bnb8_codes_scalar, pc_bnb8_codes_avx2)(src, n, out);
 }

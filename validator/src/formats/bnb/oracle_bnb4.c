@@ -1,6 +1,6 @@
 /* bitsandbytes 4-bit oracle (FORMATS-2.md E), written literally: element i is nibble i of the byte
  * stream, the even one high; each weight is the codebook value times its block's absmax. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 /* The f32 values of bitsandbytes.functional.get_4bit_type (0.50.2), as the library builds them and
  * saves them in quant_map: FP4 code 8 is +0.0 (see kernels.h). */

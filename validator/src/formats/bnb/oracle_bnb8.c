@@ -2,7 +2,7 @@
  * kernel of bitsandbytes::int8_vectorwise_dequant: `A * stats.view(-1, 1) * 7.874015718698502e-3`,
  * i.e. the int8 A widened to f32, times its row's SCB (one f32 rounding), times 1/127 as the f32
  * 0x1.020408p-7 (a second rounding). The code is the stored byte read as int8, plus 128. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 PC_ORACLE_FN void pc_bnb8_dequant_ref(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out)
 {

@@ -13,7 +13,7 @@
 
 #include "../../core/arith.h"
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "../../kernels/kernels.h"
 
@@ -706,8 +706,7 @@ static void check_module(pc_input *in, const ct_config *c, const ct_scheme *s, c
     pm->numel = m->E * m->N * m->K;
     pm->bits = m->b;
     pm->priv = m;
-    static const char *const k_parts[] = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1025,4 +1024,13 @@ static int ct_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
 }
 
 extern const pc_bench_entry pc_ct_bench[]; /* ct_bench.c */
-const pc_format pc_format_ct = {.name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight_packed", PC_PART_CODES},
+    {".weight_scale", PC_PART_COMPANION},
+    {".weight_zero_point", PC_PART_COMPANION},
+    {".weight_g_idx", PC_PART_COMPANION},
+    {".weight_shape", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_ct = {.parts = k_format_parts, .name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};

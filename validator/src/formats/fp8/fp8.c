@@ -29,7 +29,7 @@
 
 #include "../../core/arith.h"
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "../../kernels/kernels.h"
 
@@ -696,4 +696,17 @@ static int fp8_diag_params(const pc_input *in, const pc_module *pm, bool want, p
 }
 
 extern const pc_bench_entry pc_fp8_bench[]; /* fp8_bench.c */
-const pc_format pc_format_fp8 = {.name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free, .diag_params = fp8_diag_params, .bench = pc_fp8_bench};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight", PC_PART_CODES},
+    {"", PC_PART_CODES},
+    {".weight_scale", PC_PART_COMPANION},
+    {".weight_scale_inv", PC_PART_COMPANION},
+    {".weight_zero_point", PC_PART_COMPANION},
+    {".input_scale", PC_PART_COMPANION},
+    {".input_zero_point", PC_PART_COMPANION},
+    {"_scale_inv", PC_PART_COMPANION},
+    {"_activation_scale", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_fp8 = {.parts = k_format_parts, .name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free, .diag_params = fp8_diag_params, .bench = pc_fp8_bench};

@@ -8,7 +8,7 @@
  * scale field is a NaN takes the scalar fast path for that block: its payload must come out as the
  * oracle's, and a compiler may commute a vector multiply's operands. Infinities need no detour:
  * inf * 0 and inf - inf give the same default NaN in a vector lane as in a scalar SSE op. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"

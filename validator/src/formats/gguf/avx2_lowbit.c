@@ -5,7 +5,7 @@
  * signalling-NaN d keeps its payload where the oracle keeps it (Q1_0 copies d); a Q2_0 block whose d
  * is a NaN takes the scalar path, as in gguf_avx2.c. */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"

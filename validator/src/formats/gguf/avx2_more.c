@@ -5,7 +5,7 @@
  * per-sub-block factor d * (sc - 32) is scalar f32 as in the oracle. A block whose fp16 d is a NaN
  * takes the scalar fast path for its weights (its payload must come out as the oracle's), as in
  * gguf_avx2.c. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"

@@ -4,7 +4,7 @@
  * order: one multiply, then (Q4_1, Q5_1) one add in a separate statement, so no compiler fuses
  * them into an FMA with a single rounding. */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 /* The 32 nibbles of a block's 16 qs bytes: element j low, element j + 16 high. */
 static inline void split_nibbles(const uint8_t *src, uint8_t q[32])

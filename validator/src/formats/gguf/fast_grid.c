@@ -8,7 +8,7 @@
  * the block takes the oracle's form, |code| times the scale with the sign bit flipped after.
  * IQ1 keeps ggml's f32(dl * f32(g + delta)). */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 #include "iq_grids.h"
 
 static inline uint32_t le32_at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; } /* x86/LE targets */

@@ -2,7 +2,7 @@
  * 16-entry table of floats (the int8 tables of ggml-common.h converted once, exactly), then one
  * multiply per element (exact in f32 for all three; IQ4_XS forms d * (ls - 32) first, as ggml). */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 static const float k_iq4nl_f[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 static const float k_mxfp4_f[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};

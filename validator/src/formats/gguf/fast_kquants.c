@@ -3,7 +3,7 @@
  * vectorise, in ggml's dequantize_row_<type> order (every product is exact in f32; Q4_K rounds once,
  * in the subtraction, which is a separate statement so it is never fused). */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 void pc_q4_k_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {

@@ -3,7 +3,7 @@
  * from its bits (ggml_ue4m3_to_fp32, halved): exact. Q1_0 flips the sign bit of d for a 0 bit, which
  * is what C's -d does (NaN payloads included). */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 static const float k_fp4_f[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 

@@ -2,7 +2,7 @@
  * and high halves in a local array, and w = f32(q - 8) * d (the contract's single rounding) in
  * loops the compiler can vectorise. */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* Fast scalar decoders of TQ1_0 and TQ2_0: the trits / 2-bit fields split out whole into a local
  * array, then w = f32(x - 1) * d in one loop the compiler can vectorise. */
 #include "../../kernels/fast/half.h"
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 static inline void ternary_scale(const uint8_t q[256], float d, float *out)
 {

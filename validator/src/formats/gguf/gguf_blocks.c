@@ -15,9 +15,9 @@
 #include "formats/format.h"
 
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "gguf_pairs.h"
 #include "nvfp4_checks.h"
 
@@ -322,6 +322,11 @@ static int gq_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
 }
 
 extern const pc_bench_entry pc_gguf_blocks_bench[]; /* gguf_blocks_bench.c */
-const pc_format pc_format_gguf_blocks = {
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {"", PC_PART_CODES},
+    {NULL, 0},
+};
+const pc_format pc_format_gguf_blocks = {.parts = k_format_parts, 
     .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free, .diag_params = gq_diag_params, .bench = pc_gguf_blocks_bench,
     .pair_detect = pc_gguf_pair_detect, .pair_map = pc_gguf_pair_map};

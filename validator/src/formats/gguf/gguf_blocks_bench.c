@@ -2,7 +2,7 @@
  * fp16 scales are finite (d = 0.5 .. 2). Block sizes: ggml's type traits (ggml-common.h). */
 #include "formats/format.h"
 
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 /* Q4_0: 18-byte blocks of 32. */
 static size_t q4_in(unsigned b, size_t n) { (void)b; return n / 32 * 18; }

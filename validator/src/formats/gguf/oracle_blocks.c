@@ -3,7 +3,7 @@
  * element at a time, in the operation order of ggml's reference dequantize_row_<type>
  * (src/ggml-quants.c): w = f32(x * d) for Q8_0 and Q5_0, w = f32(f32(x * d) + m) for Q4_1 and Q5_1,
  * where x is the integer quant converted to f32 exactly. All fp16 fields are little-endian. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "../../kernels/oracle/half.h"
 
 static unsigned half_at(const uint8_t *p) { return (unsigned)p[0] | ((unsigned)p[1] << 8); }

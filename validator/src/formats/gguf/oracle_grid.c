@@ -6,7 +6,7 @@
  * codes = the decoded signed grid value, as int8 in a byte: for IQ2/IQ3 grid[j] negated when the
  * element's sign bit is set (so w = db * |code| * sign), for IQ1_S/IQ1_M the grid value -1, 0, 1
  * (the block's +-delta is applied to the weight, not the code). */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "iq_grids.h"
 #include "../../kernels/oracle/half.h"
 

@@ -3,7 +3,7 @@
  * the operation order of ggml's dequantize_row_iq4_nl / _iq4_xs / _mxfp4 (src/ggml-quants.c). The
  * two 16-entry value tables are format data (ggml-common.h kvalues_iq4nl, kvalues_mxfp4); the
  * generator asserts gguf-py's copies equal them. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "../../kernels/oracle/half.h"
 
 #include <string.h>

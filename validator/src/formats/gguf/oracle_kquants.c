@@ -1,7 +1,7 @@
 /* Oracles: GGUF K-quants Q4_K and Q6_K (super-blocks of 256), read literally off ggml's block structs
  * (src/ggml-common.h block_q4_K, block_q6_K), one element at a time, in the operation order of
  * ggml's reference dequantize_row_q4_K / dequantize_row_q6_K (src/ggml-quants.c). */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "../../kernels/oracle/half.h"
 
 static unsigned half_at(const uint8_t *p) { return (unsigned)p[0] | ((unsigned)p[1] << 8); }

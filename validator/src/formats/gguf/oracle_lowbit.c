@@ -3,7 +3,7 @@
  * order of ggml's dequantize_row_nvfp4 / _q1_0 / _q2_0 (src/ggml-quants.c). The E2M1 table is format
  * data (ggml-common.h kvalues_fp4: the E2M1 value doubled); the UE4M3 scale is read from its fields as
  * ggml_ue4m3_to_fp32 (src/ggml-impl.h) defines it, halved to match the doubled table. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "../../kernels/oracle/half.h"
 
 static const int8_t k_fp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};

@@ -1,7 +1,7 @@
 /* Oracle: GGUF Q4_0, read literally off the block layout (FORMATS.md 7.5), one element at a time.
  * The fp16 scale is decoded from its fields with exact power-of-two arithmetic, independently of
  * the fast path's bit manipulation. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "../../kernels/oracle/half.h"
 
 void pc_q4_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)

@@ -1,7 +1,7 @@
 /* Oracles: GGUF ternary types TQ1_0 and TQ2_0 (super-blocks of 256), read literally off ggml's block
  * structs (src/ggml-common.h block_tq1_0, block_tq2_0), one element at a time, as ggml's
  * dequantize_row_tq1_0 / _tq2_0 (src/ggml-quants.c) read them: w = f32(x - 1) * d, exact. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 #include "../../kernels/oracle/half.h"
 
 static unsigned half_at(const uint8_t *p) { return (unsigned)p[0] | ((unsigned)p[1] << 8); }

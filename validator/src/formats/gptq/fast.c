@@ -2,7 +2,7 @@
  * the loops are turned round: for each output row k the word row and shift are fixed, and the
  * inner loop runs along N over contiguous words, which compilers vectorise. Words are read as
  * little-endian uint32 (memcpy, byte-swapped on a big-endian host), shifted unsigned. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #include <string.h>
 
@@ -32,4 +32,9 @@ void pc_gptq_unpack_scalar(const uint8_t *src, unsigned b, size_t K, size_t N, u
         if (off + b > 32) row_straddle(wrow, wrow + rowbytes, off, mask, N, out + k * N);
         else row_in_word(wrow, off, mask, N, out + k * N);
     }
+}
+
+void pc_gptq_unpack_fast(const uint8_t *src, unsigned b, size_t K, size_t N, uint8_t *out)
+{
+    PC_PICK(pc_gptq_unpack_scalar, pc_gptq_unpack_avx2)(src, b, K, N, out);
 }

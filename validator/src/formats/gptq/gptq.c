@@ -17,9 +17,9 @@
 
 #include "../../core/arith.h"
 #include "../../core/pyre.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -497,8 +497,7 @@ static void check_module(pc_input *in, const char *prefix, const gptq_cfg *c0, p
     pm->numel = m.N * m.K;
     pm->bits = m.bits;
     pm->priv = priv;
-    static const char *const k_parts[] = {"qweight", "qzeros", "scales", "g_idx", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 static bool gptq_detect(const pc_input *in) { return ql_any_module(in, QL_GPTQ); }
@@ -610,4 +609,12 @@ static int gptq_diag_params(const pc_input *in, const pc_module *pm, bool want, 
 }
 
 extern const pc_bench_entry pc_gptq_bench[]; /* gptq_bench.c */
-const pc_format pc_format_gptq = {.name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".qweight", PC_PART_CODES},
+    {".qzeros", PC_PART_COMPANION},
+    {".scales", PC_PART_COMPANION},
+    {".g_idx", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_gptq = {.parts = k_format_parts, .name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};

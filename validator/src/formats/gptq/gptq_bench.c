@@ -2,7 +2,7 @@
  * nn.Linear's out side). */
 #include "formats/format.h"
 
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 enum { GPTQ_N = 256 };
 static size_t gptq_in(unsigned b, size_t n) { return n / GPTQ_N * b / 32 * GPTQ_N * 4; }

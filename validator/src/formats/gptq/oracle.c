@@ -3,7 +3,7 @@
  * is at bit k*b: word k*b // 32, offset k*b % 32, and when offset + b > 32 the field continues
  * in the next word of the same column ("some values straddle two words"). Words are assembled
  * byte by byte and shifted as unsigned, so the sign bit of an int32 word never smears. */
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 /* Word w of column n: row w of the I32 matrix, little-endian, taken as unsigned. */
 static uint32_t column_word(const uint8_t *src, size_t N, size_t w, size_t n)

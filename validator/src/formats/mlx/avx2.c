@@ -8,7 +8,7 @@
  *         conversions, f16 subnormals and overflow to inf included, widening exact.
  * Outputs of a megabyte or more to a 32-byte-aligned buffer use non-temporal stores (as the other
  * f32 kernels, fast/layouts_avx2.c) when every group is whole vectors. */
-#include "../../kernels/fast/kernel_set.h"
+#include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"

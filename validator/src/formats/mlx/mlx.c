@@ -18,15 +18,14 @@
  * without dtype it returns bf16). Decoded with the NVFP4 / FP8 kernels and pc_e8m0_value. The one
  * place MLX's CPU decode leaves the OCP formula: E8M0 255 (NaN) reads as 2^128 (inf weights, NaN
  * for code 0); MLX-010 rejects that byte, so the decode never sees it. */
-#include "../affine_params.h"
 #include "../known_schemes.h"
 #include "../qlinear.h"
 
 #include "../../core/arith.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/scan.h"
 #include "../../core/util.h"
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -314,8 +313,7 @@ static void add_module(pc_input *in, const char *prefix, const mlx_mod *m, pc_ct
     pm->numel = m->rows * m->cols;
     pm->bits = m->bits;
     pm->priv = priv;
-    static const char *const k_parts[] = {"weight", "scales", "biases", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 /* MLX-010: no E8M0 NaN byte (255; MLX's CPU reads it as 2^128) and no NaN (0x7F) or negative E4M3
@@ -389,7 +387,8 @@ static pc_mlx_t scale_type(const pc_tensor *s)
     return s->dtype == PC_DT_F32 ? PC_MLX_T_F32 : s->dtype == PC_DT_BF16 ? PC_MLX_T_BF16 : PC_MLX_T_F16;
 }
 
-int pc_mlx_params(const pc_module *pm, float **scales, float **biases, size_t *group, pc_mlx_t *t)
+/* The module's scale parameters as it decodes them (its diag_params re-derives weights from them). */
+static int mlx_scale_params(const pc_module *pm, float **scales, float **biases, size_t *group, pc_mlx_t *t)
 {
     if (pm->fmt != &pc_format_mlx) return -1;
     const mlx_mod *m = pm->priv;
@@ -513,7 +512,7 @@ static int mlx_diag_params(const pc_input *in, const pc_module *pm, bool want, p
     p->kind = PC_DIAG_AFFINE;
     p->affine = mlx_diag_affine;
     if (!want) return 0;
-    if (pc_mlx_params(pm, &sc, &bi, &group, &t) || !group || K % group) { snprintf(p->note, sizeof p->note, "MLX parameters unreadable"); free(sc); free(bi); return 1; }
+    if (mlx_scale_params(pm, &sc, &bi, &group, &t) || !group || K % group) { snprintf(p->note, sizeof p->note, "MLX parameters unreadable"); free(sc); free(bi); return 1; }
     p->scale_type = (int)t;
     int rc = pc_diag_alloc(p, (size_t)pm->numel, -1);
     if (!rc && !(p->bias = malloc((size_t)pm->numel * sizeof *p->bias))) rc = -1;
@@ -527,6 +526,13 @@ static int mlx_diag_params(const pc_input *in, const pc_module *pm, bool want, p
 }
 
 extern const pc_bench_entry pc_mlx_bench[]; /* mlx_bench.c */
-const pc_format pc_format_mlx = {.name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight", PC_PART_CODES},
+    {".scales", PC_PART_COMPANION},
+    {".biases", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_mlx = {.parts = k_format_parts, .name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
                                  .module_free = free, .explain = mlx_explain, .diag_params = mlx_diag_params,
                                  .bench = pc_mlx_bench};

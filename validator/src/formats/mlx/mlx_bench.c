@@ -4,7 +4,7 @@
  * entries differ in T, the dtype mlx rounds into twice (w = rT(rT(s*q) + b)). */
 #include "formats/format.h"
 
-#include "../../kernels/kernels.h"
+#include "kernels.h"
 
 #include <string.h>
 

@@ -27,7 +27,7 @@
 #include "../../core/arith.h"
 #include "../../core/json_get.h"
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "../../kernels/kernels.h"
 
@@ -392,4 +392,12 @@ static int mx_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
     return want ? mx_diag_fill(pm, p) : 0;
 }
 
-const pc_format pc_format_mxfp4 = {.name = "mxfp4", .detect = mx_detect, .check = mx_check, .decode = mx_decode, .module_free = mx_module_free, .diag_params = mx_diag_params};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {"_blocks", PC_PART_CODES},
+    {"_scales", PC_PART_COMPANION},
+    {".weight_packed", PC_PART_CODES},
+    {".weight_scale", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_mxfp4 = {.parts = k_format_parts, .name = "mxfp4", .detect = mx_detect, .check = mx_check, .decode = mx_decode, .module_free = mx_module_free, .diag_params = mx_diag_params};

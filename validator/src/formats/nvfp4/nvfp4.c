@@ -20,7 +20,7 @@
 #include "../../core/arith.h"
 #include "../../core/json_get.h"
 #include "../../core/scan.h"
-#include "../../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../../core/util.h"
 #include "../../kernels/kernels.h"
 
@@ -547,6 +547,17 @@ static int nv_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
 }
 
 extern const pc_bench_entry pc_nvfp4_bench[]; /* nvfp4_bench.c */
-const pc_format pc_format_nvfp4 = {.name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".weight_packed", PC_PART_CODES},
+    {".weight", PC_PART_CODES},
+    {".weight_global_scale", PC_PART_COMPANION},
+    {".input_global_scale", PC_PART_COMPANION},
+    {".weight_scale", PC_PART_COMPANION},
+    {".weight_scale_2", PC_PART_COMPANION},
+    {".input_scale", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_nvfp4 = {.parts = k_format_parts, .name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
                                    .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
                                    .pair_check = pc_nvfp4_pair_check, .diag_params = nv_diag_params, .bench = pc_nvfp4_bench};

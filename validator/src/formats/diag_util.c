@@ -1,6 +1,6 @@
-#include "diag_util.h"
+#include "formats/diag_util.h"
 
-#include "util.h"
+#include "core/util.h"
 
 #include <stdlib.h>
 #include <string.h>

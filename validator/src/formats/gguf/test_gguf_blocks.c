@@ -4,7 +4,7 @@
  * output offsets, with NULL outputs, and never writing past the output; GQ-001 by driving the module
  * directly (a GGUF file cannot reach it: GGUF-023/024 see the geometry first). */
 #include "formats/format.h"
-#include "kernels/kernels.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -185,7 +185,7 @@ static void property(void)
             CHECK(bad == 0, "%s fast (%s) differs from the oracle in %d runs", t->name, set, bad);
         }
     }
-    pc_kernels_force(NULL);
+    pc_kernels_reset();
     free(in);
 }
 

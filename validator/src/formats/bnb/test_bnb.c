@@ -2,7 +2,7 @@
  * counts, every blocksize, partial last blocks), the nibble order and the FP4 table pinned, and the
  * BNB-006 limit on a sparse file. The library-written cases live in fixtures/bnb. */
 #include "core/util.h"
-#include "kernels/kernels.h"
+#include "kernels.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -61,7 +61,7 @@ static void oracle_vs_fast(void)
         one_case(1u << 19, 64, false, 0, 0, impl); /* 2 MiB of f32: streamed stores */
         one_case((1u << 19) + 3, 64, true, 1, 1, impl);
     }
-    pc_kernels_force(NULL);
+    pc_kernels_reset();
 }
 
 static void tables(void)
@@ -145,7 +145,7 @@ static void int8_kernels(void)
             int8_case(1 + rnd() % 40, 1 + rnd() % (iter % 2 ? 3000 : 200), rnd() % 32, rnd() % 8, impl);
         int8_case(64, 4096, 1, 3, impl);
     }
-    pc_kernels_force(NULL);
+    pc_kernels_reset();
     /* q = -128 (byte 0x80) is code 0, q = 127 code 255, q = 0 code 128 */
     uint8_t src[4] = {0x80, 0x7f, 0x00, 0xff}, codes[4];
     pc_bnb8_codes_ref(src, 4, codes);

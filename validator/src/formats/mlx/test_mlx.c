@@ -4,7 +4,7 @@
  * library-written cases (mx.quantize, mlx_lm) live in fixtures/mlx. */
 #include "harness/logical.h"
 #include "core/util.h"
-#include "kernels/kernels.h"
+#include "kernels.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -81,7 +81,7 @@ static void oracle_vs_fast(void)
             one_case(512, 1024, 64, (pc_mlx_t)ti, 8, 3, 1, impl);
         }
     }
-    pc_kernels_force(NULL);
+    pc_kernels_reset();
 }
 
 /* Every finite value of T is kept; every midpoint between two neighbours rounds to the even one;
@@ -126,7 +126,7 @@ static void rounding_exhaustive(void)
             CHECK(bad == 0, "%s T %d: %zu of %zu values or midpoints rounded wrongly", impl, ti, bad, nv * 8);
         }
     }
-    pc_kernels_force(NULL);
+    pc_kernels_reset();
     free(vals); free(want); free(zero); free(o1); free(o2); free(ones);
 }
 
@@ -146,7 +146,7 @@ static void two_roundings(void)
             CHECK(same(o1[i], want) && same(o2[i], want) && want != 0x3p-23f, "%s f32: %a / %a, want %a", pc_kernels_available(k),
                   (double)o1[i], (double)o2[i], (double)want);
     }
-    pc_kernels_force(NULL);
+    pc_kernels_reset();
 }
 
 static void limit_sparse(void)

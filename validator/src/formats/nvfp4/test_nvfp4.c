@@ -55,7 +55,7 @@ static void test_dequant_random(void)
         }
         pc_nvfp4_dequant_ref(codes, rows, cols, s, a);
         pc_nvfp4_dequant_fast(codes, rows, cols, s, b);
-        pc_nvfp4_dequant_fast_scalar(codes, rows, cols, s, c);
+        pc_nvfp4_dequant_scalar(codes, rows, cols, s, c);
         CHECK(!memcmp(a, b, n * sizeof *a), "fast dequant differs from the oracle (%zu x %zu)", rows, cols);
         CHECK(!memcmp(a, c, n * sizeof *a), "scalar fast dequant differs from the oracle (%zu x %zu)", rows, cols);
         size_t i = rnd() % n;

@@ -1,7 +1,7 @@
 /* Q4_0 kernels: the fast decoder against the oracle on random blocks of every kind (random fp16
  * scales including subnormals, zeros, infinities and NaNs; random nibbles; random counts and
  * NULL outputs), and the oracle against FORMATS.md 7.6's worked vectors. */
-#include "kernels/kernels.h"
+#include "kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
