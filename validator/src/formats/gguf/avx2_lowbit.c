@@ -86,22 +86,26 @@ AVX2_FN void pc_q1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
 AVX2_FN void pc_q2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     const __m128i m3 = _mm_set1_epi8(3);
+    const __m256i one = _mm256_set1_epi32(1);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 18 * b;
-        uint8_t q[64];
         __m128i x = _mm_loadu_si128((const __m128i *)(blk + 2));
         __m128i f0 = _mm_and_si128(x, m3), f1 = _mm_and_si128(_mm_srli_epi16(x, 2), m3);
         __m128i f2 = _mm_and_si128(_mm_srli_epi16(x, 4), m3), f3 = _mm_and_si128(_mm_srli_epi16(x, 6), m3);
         __m128i p01l = _mm_unpacklo_epi8(f0, f1), p01h = _mm_unpackhi_epi8(f0, f1);
         __m128i p23l = _mm_unpacklo_epi8(f2, f3), p23h = _mm_unpackhi_epi8(f2, f3);
-        _mm_storeu_si128((__m128i *)q, _mm_unpacklo_epi16(p01l, p23l));
-        _mm_storeu_si128((__m128i *)(q + 16), _mm_unpackhi_epi16(p01l, p23l));
-        _mm_storeu_si128((__m128i *)(q + 32), _mm_unpacklo_epi16(p01h, p23h));
-        _mm_storeu_si128((__m128i *)(q + 48), _mm_unpackhi_epi16(p01h, p23h));
-        if (codes) memcpy(codes + 64 * b, q, 64);
+        const __m128i q[4] = {_mm_unpacklo_epi16(p01l, p23l), _mm_unpackhi_epi16(p01l, p23l), _mm_unpacklo_epi16(p01h, p23h),
+                              _mm_unpackhi_epi16(p01h, p23h)};
+        if (codes)
+            for (int k = 0; k < 4; k++) _mm_storeu_si128((__m128i *)(codes + 64 * b + 16 * k), q[k]);
         if (!weights) continue;
-        if (half_is_nan(blk)) pc_q2_0_decode_scalar(blk, 1, NULL, weights + 64 * b);
-        else f32_offset_mul(q, 64, 1, pc_half_to_f32(pc_le16_at(blk)), weights + 64 * b);
+        if (half_is_nan(blk)) { pc_q2_0_decode_scalar(blk, 1, NULL, weights + 64 * b); continue; }
+        const __m256 d = _mm256_set1_ps(pc_half_to_f32(pc_le16_at(blk)));
+        for (int k = 0; k < 4; k++) {
+            __m256i lo = _mm256_sub_epi32(_mm256_cvtepu8_epi32(q[k]), one), hi = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q[k], 8)), one);
+            _mm256_storeu_ps(weights + 64 * b + 16 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(lo), d));
+            _mm256_storeu_ps(weights + 64 * b + 16 * k + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(hi), d));
+        }
     }
 }
 #endif
