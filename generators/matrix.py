@@ -10,15 +10,19 @@ environments, certified against the corpus, appended to reports/matrix/history.j
                                          cases that disagree only, until every change sits between two
                                          adjacent releases
     generators/matrix.py pages           reports/matrix/index.{html,json} and one JSON per reader
+    generators/matrix.py discover        list releases newer than the plan's (--write adds them to
+                                         generators/matrix.json as anchors: the weekly workflow)
 options: --reader SLUG (repeatable), --version V (repeatable), --all-versions (run every version, not
 only the anchors), --jobs N (local process pool, default 2), --address ADDR (Ray through
 packcheck.scale instead of the local pool; every node needs the venvs and the repository at the
 same paths).
-env: MATRIX_VENVS (default /work/venvs/matrix), MATRIX_CERTS (full certify reports, default
-/work/cache/matrix), READER_USER (certify --reader-user, default root: the venvs' interpreter may
+env: MATRIX_VENVS (default ~/.cache/packcheck/matrix/venvs), MATRIX_CERTS (full certify reports,
+default ~/.cache/packcheck/matrix/certs), READER_USER (certify --reader-user, default root: the venvs' interpreter may
 live where nobody cannot run it).
 
-Each task is independent: one `packcheck certify` of one (reader, version, environment), its full
+A run certifies the cases that exercise a rule family the reader claims (every other case is out of
+its scope: its adapter refuses it unread). Each task is independent: one `packcheck certify` of one
+(reader, version, environment), its full
 report kept under MATRIX_CERTS and a compact record appended to the history (history.py). A run
 that is interrupted loses only the tasks in flight; rerunning skips every recorded key.
 """
@@ -50,6 +54,8 @@ def certify_task(task):
         cmd.append("--container-only")
     for c in cases or ():
         cmd += ["--case", c]
+    for f in () if cases else plan.scope_filters(paths["root"], reader["claims"]):
+        cmd += ["--only", f]
     bound = int(os.environ.get("READER_BOUND", "5400"))
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=bound)
@@ -75,15 +81,22 @@ def run_tasks(tasks, jobs, address):
 
 
 def task_for(reader, version, env, cases, args, digest):
-    cert = os.path.join(args.certs, digest[:12], f"{reader['slug']}-{version}-{env}" +
+    cert = os.path.join(args.certs, digest[:12], f"{reader['slug']}-{version}-{env}-{history.adapter_digest(reader, ROOT)[:8]}" +
                         (f"-bisect-{history.cases_key(cases)}" if cases else "") + ".json")
     paths = {"root": ROOT, "cert": cert, "venvs": args.venvs, "packcheck": os.path.join(ROOT, "build", "packcheck")}
     return (reader, version, env, cases, paths)
 
 
 def execute(tasks, args):
-    """Run the tasks, append each record as it lands (resumable), say what failed."""
+    """Run the tasks, append each record as it lands (resumable), say what failed. A task whose full
+    certify report is already kept (a run interrupted after certify finished) is recorded from it."""
     failed = 0
+    kept = [t for t in tasks if os.path.exists(t[4]["cert"])]
+    for reader, version, env, cases, paths in kept:
+        rec = history.record_from_certificate(paths["cert"], reader, version, env, cases, ROOT)
+        history.append(rec)
+        print(f"matrix: {rec['reader']} {rec['version']} [{rec['environment']}]: recorded from the kept report")
+    tasks = [t for t in tasks if t not in kept]
     for rec in run_tasks(tasks, args.jobs, args.address):
         if "error" in rec:
             failed += 1
@@ -115,15 +128,20 @@ def cmd_bisect(args, readers):
     """Bisect every change between two run neighbours over the releases between them, on the
     changed cases only: each round runs the middle release; stops when every change is adjacent."""
     digest, pcv = plan.corpus_digest(ROOT), plan.packcheck_version(ROOT)
-    failed = 0
+    failed, tried = 0, set()
     for _ in range(8):  # log2 of any window here
         recs = history.current(history.load(), digest, pcv)
         tasks = []
         for r in readers:
             for env in r["environments"]:
                 for v, cases in history.bisect_targets(r, env, recs):
-                    if venvs.ready(r, v, args.venvs):
-                        tasks.append(task_for(r, v, env, cases, args, digest))
+                    if not venvs.ready(r, v, args.venvs):
+                        continue
+                    for i in range(0, len(cases), 32):  # certify takes at most 32 --case
+                        chunk = cases[i:i + 32]
+                        if (r["slug"], v, env, tuple(chunk)) not in tried:
+                            tried.add((r["slug"], v, env, tuple(chunk)))
+                            tasks.append(task_for(r, v, env, chunk, args, digest))
         if not tasks:
             break
         print(f"matrix: bisect round: {len(tasks)} runs")
@@ -133,15 +151,21 @@ def cmd_bisect(args, readers):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", nargs="?", default="all", choices=["all", "install", "run", "bisect", "pages"])
+    ap.add_argument("step", nargs="?", default="all", choices=["all", "install", "run", "bisect", "pages", "discover"])
     ap.add_argument("--reader", action="append", default=[])
     ap.add_argument("--version", action="append", default=[])
     ap.add_argument("--all-versions", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--address", default=None)
+    ap.add_argument("--write", action="store_true", help="discover: add the new releases to generators/matrix.json")
     args = ap.parse_args()
-    args.venvs = os.environ.get("MATRIX_VENVS", "/work/venvs/matrix")
-    args.certs = os.environ.get("MATRIX_CERTS", "/work/cache/matrix")
+    cache = os.path.join(os.path.expanduser("~"), ".cache", "packcheck", "matrix")
+    args.venvs = os.path.abspath(os.environ.get("MATRIX_VENVS", os.path.join(cache, "venvs")))
+    args.certs = os.path.abspath(os.environ.get("MATRIX_CERTS", os.path.join(cache, "certs")))
+    if args.step == "discover":
+        for slug, vs in plan.discover(ROOT, args.write).items():
+            print(f"matrix: {slug}: new releases {', '.join(vs)}" + (" (added)" if args.write else ""))
+        return 0
     readers = plan.readers(ROOT, args.reader)
     status = 0
     if args.step in ("all", "install"):

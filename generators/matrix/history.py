@@ -54,32 +54,42 @@ def keys(recs, digest, pcv):
     return {key(r) for r in recs if r["corpus_digest"] == digest and r["packcheck_version"] == pcv}
 
 
-def exercised(case):
-    """A case the reader read: run, and not refused as out of its scope before the library is used."""
-    return OUT_OF_SCOPE not in (case.get("log_tail") or "")
+def case_families(case):
+    """The rule families a case exercises (its rules' ids up to the last '-': CT-010 -> CT)."""
+    return sorted({r.rsplit("-", 1)[0] for r in case.get("rules") or ()})
+
+
+def exercised(case, claims):
+    """A case the reader read: it exercises a family the reader claims, and the reader did not refuse
+    it as out of its scope (before the library is used)."""
+    return bool(set(case_families(case)) & set(claims)) and OUT_OF_SCOPE not in (case.get("log_tail") or "")
 
 
 def record_from_certificate(cert, reader, version, env, cases, root=ROOT):
     """The compact history line of one certify JSON report."""
     with open(cert) as f:
         rep = json.load(f)
-    results, failures = {}, {}
+    results, failures, fams = {}, {}, {}
     for c in rep["cases"]:
-        if not exercised(c):
+        if not exercised(c, reader["claims"]):
             continue
         results[c["case"]] = c["outcome"]
+        mine = [f for f in case_families(c) if f in reader["claims"]]
+        for f in mine:
+            p, e = fams.get(f, (0, 0))
+            fams[f] = [p + (c["outcome"] == "pass"), e + 1]
         if c["outcome"] != "pass":
             diag = c.get("diagnosis") or {}
             failures[c["case"]] = {k: v for k, v in (("diagnosis", diag.get("bug")), ("detail", c.get("detail")),
-                                                     ("reader_said", (c.get("log_tail") or "").strip()[-160:]))
-                                   if v}
+                                                     ("reader_said", (c.get("log_tail") or "").strip()[-160:]),
+                                                     ("families", mine)) if v}
     return {
         "reader": reader["name"], "slug": reader["slug"], "language": reader["language"], "version": version,
         "environment": env, "corpus_digest": rep["manifest_sha256"], "packcheck_version": rep["packcheck_version"],
         "adapter_sha256": adapter_digest(reader, root), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "partial": bool(cases), "cases_key": cases_key(cases), "cases_requested": sorted(cases) if cases else None,
         "run": rep["counts"].get("run", 0), "exercised": len(results),
-        "passed": sum(1 for o in results.values() if o == "pass"),
+        "passed": sum(1 for o in results.values() if o == "pass"), "families": dict(sorted(fams.items())),
         "certificate": "sha256:" + sha256_file(cert), "results": results, "failures": failures,
     }
 

@@ -50,14 +50,6 @@ def runs_of(reader, lines):
     return rows
 
 
-def families(rec):
-    out = {}
-    for case, outcome in rec["results"].items():
-        p, e = out.get(case.split("/")[0], (0, 0))
-        out[case.split("/")[0]] = (p + (outcome == "pass"), e + 1)
-    return {k: list(v) for k, v in sorted(out.items())}
-
-
 def changes(reader, lines, findings):
     """Regressions (pass -> failure), fixes (failure -> pass) and other changes between neighbouring
     releases that answered for a case, per environment, on the newest corpus digest."""
@@ -110,7 +102,7 @@ def reader_entry(reader, lines, findings):
         "json": f"reports/matrix/{reader['slug']}.json",
         "runs": [{"version": r["version"], "environment": r["environment"], "corpus_digest": r["corpus_digest"],
                   "packcheck_version": r["packcheck_version"], "date": r["date"], "passed": r["passed"],
-                  "exercised": r["exercised"], "certificate": r["certificate"], "families": families(r)}
+                  "exercised": r["exercised"], "certificate": r["certificate"], "families": r["families"]}
                  for r in runs],
         "bisection_runs": sum(1 for r in lines if r["partial"]),
         "regressions": regs, "fixes": fixes, "changes": other,
@@ -132,12 +124,12 @@ def case_table(reader, lines):
 
 
 def diagnoses(lines):
-    """{"version [env]": {case: diagnosis}} of the newest digest's lines."""
+    """{"version [env]": {case: failure}} of the newest digest's lines (diagnosis, families)."""
     digest = newest_digest(lines)
     out = {}
     for r in sorted(history.current([r for r in lines if r["corpus_digest"] == digest]), key=lambda r: r["partial"], reverse=True):
         d = out.setdefault(f'{r["version"]} [{r["environment"]}]', {})
-        d.update({c: f["diagnosis"] for c, f in r["failures"].items() if f.get("diagnosis")})
+        d.update(r["failures"])
     return out
 
 
@@ -173,7 +165,7 @@ def cell(fam, run, fails):
     items = "".join(f'<li><a href="../../fixtures/{html.escape(c)}/">{html.escape(c)}</a> {html.escape(o)}'
                     + (f' <i>{html.escape(f["diagnosis"])}</i>' if f.get("diagnosis") else "")
                     + (f' <a href="../../{html.escape(f["finding"])}">finding</a>' if f.get("finding") else "") + "</li>"
-                    for c, o, f in fails if c.split("/")[0] == fam)
+                    for c, o, f in fails if fam in f.get("families", ()))
     return f'<td class="bad"><details><summary>{p}/{e}</summary><ul>{items}</ul></details></td>'
 
 
@@ -185,7 +177,8 @@ def render_reader(e, cases, findings, diags):
            + "".join(f"<th>{html.escape(f)}</th>" for f in fams) + "</tr>"]
     for r in e["runs"]:
         key = f'{r["version"]} [{r["environment"]}]'
-        fails = [(c, st[key], {k: v for k, v in (("finding", findings.get(c)), ("diagnosis", diags.get(key, {}).get(c))) if v})
+        fails = [(c, st[key], {k: v for k, v in (("finding", findings.get(c)), ("diagnosis", diags.get(key, {}).get(c, {}).get("diagnosis")),
+                                                 ("families", diags.get(key, {}).get(c, {}).get("families"))) if v})
                  for c, st in cases.items() if st.get(key) not in (None, "pass", "out-of-scope")]
         out.append(f'<tr><td>{r["version"]}</td><td>{r["environment"]}</td><td><code>{r["corpus_digest"][:12]}</code></td>'
                    f'<td>{r["passed"]} / {r["exercised"]}</td>' + "".join(cell(f, r, fails) for f in fams) + "</tr>")
@@ -223,7 +216,7 @@ def render_html(idx, tables):
             ".na{color:#999}details ul{margin:0;padding-left:1.2em}</style>\n"
             "<h1>Readers across releases and environments</h1>\n"
             f"<p>Built from <code>history.jsonl</code> ({idx['history_lines']} runs) by <code>generators/matrix.py pages</code>. "
-            "Each cell: cases of that fixture family the reader exercised (not refused as out of scope) and passed; "
+            "Each cell: cases exercising that rule family (one the reader claims, not refused as out of scope) and passed; "
             "a red cell lists its failing cases with the certify diagnosis. Regressions are located between the last "
             "release that passed and the first that failed, bisected over the releases in the window.</p>\n"
             + "\n".join(body) + "\n")
