@@ -5,7 +5,8 @@
                                   first_bad, last_good}], ...}]
     reports/matrix/<slug>.json    one reader: the same, plus every case's status per release
     reports/matrix/index.html     the reader x release x family grid
-usage: pages.py [--check]   (--check: exit 1 when the committed files differ from what the history gives)
+usage: pages.py [--check | --text]   (--check: exit 1 when the committed files differ from what the
+       history gives; --text: print the grid and the regressions as plain text, write nothing)
 """
 import html
 import json
@@ -222,11 +223,32 @@ def render_html(idx, tables):
             + "\n".join(body) + "\n")
 
 
+def text(idx):
+    out = []
+    for e in idx["readers"]:
+        fams = sorted({f for r in e["runs"] for f in r["families"]})
+        out.append(f'{e["name"]} ({e["language"]}, {e["mode"]}); families {" ".join(fams)}')
+        for r in e["runs"]:
+            cells = " ".join(f'{f}:{r["families"][f][0]}/{r["families"][f][1]}' if f in r["families"] else f"{f}:-" for f in fams)
+            out.append(f'  {r["version"]:>9} [{r["environment"]}]  {r["passed"]}/{r["exercised"]}  {cells}')
+        for x in e["regressions"]:
+            out.append(f'  regression {x["case"]} [{x["environment"]}]: last good {x["last_good"]}, first bad {x["first_bad"]}'
+                       f'{"" if x["bisected"] else " (not bisected)"} -> {x["to"]}' + (f' ({x["diagnosis"]})' if x.get("diagnosis") else ""))
+        for x in e["fixes"]:
+            out.append(f'  fix {x["case"]} [{x["environment"]}]: {x["from"]} up to {x["before"]}, pass from {x["after"]}')
+        for x in e["environment_differences"]:
+            out.append(f'  environments differ at {x["version"]} on {x["case"]}: ' + ", ".join(f"{k} {v}" for k, v in sorted(x["statuses"].items())))
+    return "\n".join(out)
+
+
 def main():
     import plan
     readers = plan.readers(ROOT)
     recs = history.load()
     files = build(readers, recs)
+    if "--text" in sys.argv[1:]:
+        print(text(json.loads(files["index.json"])))
+        return 0
     if "--check" in sys.argv[1:]:
         bad = []
         for name, data in files.items():

@@ -21,9 +21,18 @@ def site_packages(venv):
     return found[0] if found else None
 
 
+def spec(reader, version):
+    """What a ready venv was made from: a changed plan entry makes it not ready (reinstalled)."""
+    i = reader["install"]
+    return " ".join([i["base"], "deps" if i.get("deps", True) else "no-deps"] + [p.format(v=version) for p in i["packages"]])
+
+
 def ready(reader, version, root):
-    d = folder(reader, version, root)
-    return os.path.exists(os.path.join(d, ".matrix-ready"))
+    p = os.path.join(folder(reader, version, root), ".matrix-ready")
+    if not os.path.exists(p):
+        return False
+    with open(p) as f:
+        return f.read().strip() == spec(reader, version)
 
 
 def reader_command(reader, version, env, root):
@@ -76,7 +85,8 @@ def install(reader, version, root):
                     f.write(site_packages(base) + "\n")
             rc = pip(d, pkgs if spec.get("deps", True) else ["--no-deps", *pkgs], log)
     if rc == 0:
-        open(os.path.join(d, ".matrix-ready"), "w").close()
+        with open(os.path.join(d, ".matrix-ready"), "w") as f:
+            f.write(spec(reader, version) + "\n")
     return rc
 
 
