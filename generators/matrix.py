@@ -48,7 +48,7 @@ def certify_task(task):
     cert = paths["cert"]
     os.makedirs(os.path.dirname(cert), exist_ok=True)
     cmd = [paths["packcheck"], "certify", "--corpus", "fixtures", "--name", plan.run_name(reader, version, env),
-           "--timeout", str(reader["timeout"]), "--jobs", "1", "--reader-user", os.environ.get("READER_USER", "root"),
+           "--timeout", str(reader["timeout"]), "--jobs", str(paths.get("certify_jobs", 1)), "--reader-user", os.environ.get("READER_USER", "root"),
            "--reader", venvs.reader_command(reader, version, env, paths["venvs"]), "--report", "json:" + cert + ".part"]
     if reader["mode"] == "container-only":
         cmd.append("--container-only")
@@ -144,6 +144,8 @@ def cmd_bisect(args, readers):
                             tasks.append(task_for(r, v, env, chunk, args, digest))
         if not tasks:
             break
+        for t in tasks:  # fewer tasks than workers: each certify runs its cases in parallel instead
+            t[4]["certify_jobs"] = max(1, args.jobs // len(tasks))
         print(f"matrix: bisect round: {len(tasks)} runs")
         failed += execute(tasks, args)
     return failed

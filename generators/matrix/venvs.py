@@ -66,10 +66,10 @@ def install(reader, version, root):
     if ready(reader, version, root):
         return 0
     os.makedirs(root, exist_ok=True)
-    spec = reader["install"]
-    pkgs = [p.format(v=version) for p in spec["packages"]]
+    how = reader["install"]
+    pkgs = [p.format(v=version) for p in how["packages"]]
     with open(d + ".log", "w") as log:
-        if spec["base"] == "npm":
+        if how["base"] == "npm":
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, "package.json"), "w") as f:
                 f.write('{"private": true}\n')
@@ -77,13 +77,13 @@ def install(reader, version, root):
                                 stdout=log, stderr=subprocess.STDOUT).returncode
         else:
             subprocess.run([sys.executable, "-m", "venv", "--clear", d], check=True)
-            if spec["base"] == "torch":
+            if how["base"] == "torch":
                 base = torch_base(root, log)
                 if not base:
                     return 1
                 with open(os.path.join(site_packages(d), "zz_matrix_torch.pth"), "w") as f:
                     f.write(site_packages(base) + "\n")
-            rc = pip(d, pkgs if spec.get("deps", True) else ["--no-deps", *pkgs], log)
+            rc = pip(d, pkgs if how.get("deps", True) else ["--no-deps", *pkgs], log)
     if rc == 0:
         with open(os.path.join(d, ".matrix-ready"), "w") as f:
             f.write(spec(reader, version) + "\n")
