@@ -54,7 +54,7 @@ def certify_task(task):
         cmd.append("--container-only")
     for c in cases or ():
         cmd += ["--case", c]
-    for f in () if cases else plan.scope_filters(paths["root"], reader["claims"]):
+    for f in () if cases else reader.get("only") or plan.scope_filters(paths["root"], reader["claims"]):
         cmd += ["--only", f]
     bound = int(os.environ.get("READER_BOUND", "5400"))
     try:
