@@ -13,7 +13,7 @@ environments, certified against the corpus, appended to reports/matrix/history.j
     generators/matrix.py discover        list releases newer than the plan's (--write adds them to
                                          generators/matrix.json as anchors: the weekly workflow)
 options: --reader SLUG (repeatable), --version V (repeatable), --all-versions (run every version, not
-only the anchors), --jobs N (local process pool, default 2), --address ADDR (Ray through
+only the anchors), --case ID (repeatable: run only these cases, recorded as a partial line), --jobs N (local process pool, default 2), --address ADDR (Ray through
 packcheck.scale instead of the local pool; every node needs the venvs and the repository at the
 same paths).
 env: MATRIX_VENVS (default ~/.cache/packcheck/matrix/venvs), MATRIX_CERTS (full certify reports,
@@ -104,7 +104,7 @@ def execute(tasks, args):
             continue
         history.append(rec)
         print(f"matrix: {rec['reader']} {rec['version']} [{rec['environment']}]"
-              f"{' (bisect)' if rec['partial'] else ''}: {rec['passed']}/{rec['exercised']} exercised cases pass")
+              f"{' (partial: ' + str(len(rec['cases_requested'])) + ' cases)' if rec['partial'] else ''}: {rec['passed']}/{rec['exercised']} exercised cases pass")
     return failed
 
 
@@ -118,8 +118,8 @@ def cmd_run(args, readers):
                 print(f"matrix: {r['name']} {v}: no venv (run install first); skipped", file=sys.stderr)
                 continue
             for e in r["environments"]:
-                if (r["slug"], v, e, history.adapter_digest(r, ROOT), "") not in done:
-                    tasks.append(task_for(r, v, e, None, args, digest))
+                if (r["slug"], v, e, history.adapter_digest(r, ROOT), history.cases_key(args.case[:32])) not in done:
+                    tasks.append(task_for(r, v, e, args.case[:32] or None, args, digest))
     print(f"matrix: {len(tasks)} runs to do (corpus {digest[:12]}, packcheck {pcv})")
     return execute(tasks, args)
 
@@ -157,6 +157,7 @@ def main():
     ap.add_argument("--reader", action="append", default=[])
     ap.add_argument("--version", action="append", default=[])
     ap.add_argument("--all-versions", action="store_true")
+    ap.add_argument("--case", action="append", default=[], help="run: only these cases (a partial line, at most 32)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--address", default=None)
     ap.add_argument("--write", action="store_true", help="discover: add the new releases to generators/matrix.json")
