@@ -40,14 +40,15 @@ def newest_digest(lines):
 
 
 def runs_of(reader, lines):
-    """Latest full line per (version, environment, corpus digest), in release order."""
+    """Latest line per (version, environment, corpus digest, cases run), in release order; full runs
+    before the partial ones (bisection, targeted) of a release."""
     last = {}
     for r in lines:
-        if not r["partial"]:
-            last[(r["version"], r["environment"], r["corpus_digest"])] = r
+        last[(r["version"], r["environment"], r["corpus_digest"], r.get("cases_key", ""))] = r
     envs = reader["environments"]
     rows = sorted(last.values(), key=lambda r: (version_key(r["version"]), envs.index(r["environment"])
-                                                if r["environment"] in envs else 99, r["corpus_digest"]))
+                                                if r["environment"] in envs else 99, r["partial"], r["corpus_digest"],
+                                                r.get("cases_key", "")))
     return rows
 
 
@@ -103,7 +104,8 @@ def reader_entry(reader, lines, findings):
         "json": f"reports/matrix/{reader['slug']}.json",
         "runs": [{"version": r["version"], "environment": r["environment"], "corpus_digest": r["corpus_digest"],
                   "packcheck_version": r["packcheck_version"], "date": r["date"], "passed": r["passed"],
-                  "exercised": r["exercised"], "certificate": r["certificate"], "families": r["families"]}
+                  "exercised": r["exercised"], "certificate": r["certificate"], "families": r["families"],
+                  "partial": r["partial"], "cases_run": len(r["cases_requested"]) if r["partial"] else None}
                  for r in runs],
         "bisection_runs": sum(1 for r in lines if r["partial"]),
         "regressions": regs, "fixes": fixes, "changes": other,
@@ -181,7 +183,8 @@ def render_reader(e, cases, findings, diags):
         fails = [(c, st[key], {k: v for k, v in (("finding", findings.get(c)), ("diagnosis", diags.get(key, {}).get(c, {}).get("diagnosis")),
                                                  ("families", diags.get(key, {}).get(c, {}).get("families"))) if v})
                  for c, st in cases.items() if st.get(key) not in (None, "pass", "out-of-scope")]
-        out.append(f'<tr><td>{r["version"]}</td><td>{r["environment"]}</td><td><code>{r["corpus_digest"][:12]}</code></td>'
+        part = f' <small>(partial: {r["cases_run"]} cases)</small>' if r["partial"] else ""
+        out.append(f'<tr><td>{r["version"]}{part}</td><td>{r["environment"]}</td><td><code>{r["corpus_digest"][:12]}</code></td>'
                    f'<td>{r["passed"]} / {r["exercised"]}</td>' + "".join(cell(f, r, fails) for f in fams) + "</tr>")
     out.append("</table>")
     for title, key in (("Regressions (last good -> first bad)", "regressions"), ("Fixes", "fixes"), ("Other changes", "changes")):
@@ -230,7 +233,8 @@ def text(idx):
         out.append(f'{e["name"]} ({e["language"]}, {e["mode"]}); families {" ".join(fams)}')
         for r in e["runs"]:
             cells = " ".join(f'{f}:{r["families"][f][0]}/{r["families"][f][1]}' if f in r["families"] else f"{f}:-" for f in fams)
-            out.append(f'  {r["version"]:>9} [{r["environment"]}]  {r["passed"]}/{r["exercised"]}  {cells}')
+            part = f'  (partial: {r["cases_run"]} cases)' if r["partial"] else ""
+            out.append(f'  {r["version"]:>9} [{r["environment"]}]  {r["passed"]}/{r["exercised"]}  {cells}{part}')
         for x in e["regressions"]:
             out.append(f'  regression {x["case"]} [{x["environment"]}]: last good {x["last_good"]}, first bad {x["first_bad"]}'
                        f'{"" if x["bisected"] else " (not bisected)"} -> {x["to"]}' + (f' ({x["diagnosis"]})' if x.get("diagnosis") else ""))
