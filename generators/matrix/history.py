@@ -6,6 +6,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 
 from plan import corpus_digest, packcheck_version, version_key
 
@@ -65,6 +66,13 @@ def exercised(case, claims):
     return bool(set(case_families(case)) & set(claims)) and OUT_OF_SCOPE not in (case.get("log_tail") or "")
 
 
+def scrub(text):
+    """A reader's message without the paths of the machine it ran on (venvs, interpreter, work dirs):
+    the history is committed."""
+    text = re.sub(r"/[^\s\"':]*/(site-packages|lib/python3[.0-9]*)/", r"<\1>/", text)
+    return re.sub(r"/(?:root|home|tmp|work)[^\s\"':]*", "<path>", text)
+
+
 def record_from_certificate(cert, reader, version, env, cases, root=ROOT):
     """The compact history line of one certify JSON report."""
     with open(cert) as f:
@@ -81,7 +89,7 @@ def record_from_certificate(cert, reader, version, env, cases, root=ROOT):
         if c["outcome"] != "pass":
             diag = c.get("diagnosis") or {}
             failures[c["case"]] = {k: v for k, v in (("diagnosis", diag.get("bug")), ("detail", c.get("detail")),
-                                                     ("reader_said", (c.get("log_tail") or "").strip()[-160:]),
+                                                     ("reader_said", scrub((c.get("log_tail") or "").strip())[-160:]),
                                                      ("families", mine)) if v}
     return {
         "reader": reader["name"], "slug": reader["slug"], "language": reader["language"], "version": version,
