@@ -14,6 +14,8 @@
 # (llama-cpp-python's vendored llama.cpp). See each adapter in generators/readers/ for the library
 # functions it calls. Never run in CI (the builds take long); CI checks the committed matrix against
 # the committed certificates (packcheck certify --check-matrix, CTest cli_upstream_matrix).
+# This script certifies one release per reader (the public table); generators/matrix.py certifies the
+# readers across their releases and environments (reports/matrix/, the history and its grid).
 set -u
 cd "$(dirname "$0")/.."
 VENVS=${VENVS:-/work/venvs}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every test: the CTest suite in a normal build, the light-venv fixture regeneration check (gen_st) and
-# the compat-profile differential against the real safetensors reader (generators/diff_st.py),
+# the compat-profile differential against the real safetensors reader (generators/diff_st.py), the
+# reader matrix's consistency (history vs pages, standard-library Python, no venv),
 # the Rust crate and npm package of the corpus with their sample readers, the GitHub Action and
 # pre-commit hook run locally, the CTest suite again under ASan+UBSan (with the fuzz seeds replayed),
 # then each fuzz harness for a bounded time (FUZZ_SECONDS, default 45) and the OSS-Fuzz build with a
@@ -18,6 +19,10 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 echo "== regenerate the safetensors fixtures (generators/gen_st.py, light venv) and compare byte for byte;"
 echo "   then packcheck --profile compat against the real safetensors reader on seeded mutants"
 scripts/regen-check.sh --diff build/packcheck gen_st
+
+echo "== reader matrix: history logic tests, and the committed pages are what reports/matrix/history.jsonl gives"
+python3 generators/matrix/test_matrix.py
+python3 generators/matrix/pages.py --check
 
 echo "== portable build without SIMD (-DPACKCHECK_NO_SIMD=ON): kernels against the oracles, the corpus"
 cmake -S . -B build-nosimd -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPACKCHECK_NO_SIMD=ON >/dev/null
