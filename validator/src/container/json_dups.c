@@ -109,15 +109,38 @@ static bool add_key(frame *f, char *s, size_t len, size_t at)
     return true;
 }
 
-/* One past the closing quote of the string at s[i] == '"' (cJSON has checked it closes). Raw
- * control bytes inside are noted: json.loads (strict, its default) refuses them. */
-static size_t string_end(walk *w, size_t i, bool *raw_nul)
+static bool is_hex(uint8_t c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
+
+/* The last byte of the escape at s[i] == '\\'. cJSON reads a \u with bad hex digits ("\u000M") as
+ * U+0000 and goes on; json.loads refuses it ("Invalid \uXXXX escape"), as it does an unknown escape. */
+static size_t escape_end(walk *w, size_t i, bool *bad)
 {
-    *raw_nul = false;
+    if (i + 1 >= w->n) { *bad = true; return i; }
+    uint8_t e = w->s[i + 1];
+    if (e != 'u') {
+        if (!e || !strchr("\"\\/bfnrt", e)) {
+            issue(w, PC_JSON_NOT_PY, i, 0, NULL, "an escape json.loads does not know");
+            *bad = true;
+        }
+        return i + 1;
+    }
+    size_t k = 0;
+    while (k < 4 && i + 2 + k < w->n && is_hex(w->s[i + 2 + k])) k++;
+    if (k < 4) {
+        issue(w, PC_JSON_NOT_PY, i, 0, NULL, "a \\u escape without four hex digits");
+        *bad = true;
+    }
+    return i + 1 + k;
+}
+
+/* One past the closing quote of the string at s[i] == '"' (cJSON has checked it closes). Raw
+ * control bytes inside, NUL included, are noted: json.loads (strict, its default) refuses them. */
+static size_t string_end(walk *w, size_t i, bool *bad_escape)
+{
+    *bad_escape = false;
     for (i++; i < w->n && w->s[i] != '"'; i++) {
-        if (w->s[i] == '\\') { i++; continue; }
-        if (w->s[i] == 0) *raw_nul = true;
-        else if (w->s[i] < 0x20) issue(w, PC_JSON_NOT_PY, i, 0, NULL, "a raw control character inside a string");
+        if (w->s[i] == '\\') { i = escape_end(w, i, bad_escape); continue; }
+        if (w->s[i] < 0x20) issue(w, PC_JSON_NOT_PY, i, 0, NULL, "a raw control character inside a string");
     }
     return i < w->n ? i + 1 : w->n;
 }
@@ -126,9 +149,9 @@ static size_t string_end(walk *w, size_t i, bool *raw_nul)
  * U+0000, and recorded when it is a key. */
 static bool on_string(walk *w, size_t i, size_t *next)
 {
-    bool raw_nul;
-    size_t end = string_end(w, i, &raw_nul), len = 0;
-    char *dec = pc_json_string_decode(w->s + i, end - i, &len);
+    bool bad_escape;
+    size_t end = string_end(w, i, &bad_escape), len = 0;
+    char *dec = bad_escape ? NULL : pc_json_string_decode(w->s + i, end - i, &len);
     if (!dec) { /* an escape cJSON took but the strict decoder does not: compare the raw bytes */
         len = end - i - 2;
         if (!(dec = malloc(len + 1))) return false;
@@ -137,7 +160,7 @@ static bool on_string(walk *w, size_t i, size_t *next)
     }
     frame *f = w->depth ? &w->st[w->depth - 1] : NULL;
     bool is_key = f && f->is_obj && f->want_key;
-    if (raw_nul || memchr(dec, 0, len)) {
+    if (memchr(dec, 0, len)) { /* an escaped U+0000 (a raw one is refused above) */
         jkey k = {dec, len, i};
         issue(w, PC_JSON_NUL, i, 0, is_key ? &k : NULL, NULL);
     }

@@ -15,7 +15,7 @@
 
 typedef enum pc_json_issue_kind {
     PC_JSON_DUP_KEY,   /* a key twice in one object: at = first occurrence, at2 = the later one */
-    PC_JSON_NUL,       /* a string holding U+0000 (escaped or raw): at = the string's opening quote */
+    PC_JSON_NUL,       /* a string holding an escaped U+0000: at = the string's opening quote */
     PC_JSON_NOT_PY,    /* something json.loads refuses that cJSON skips: at = the byte */
 } pc_json_issue_kind;
 
