@@ -53,6 +53,7 @@ int cmd_corpus(int argc, char **argv)
     }
     int failed = 0;
     if (!(dir = cli_corpus_or_complain(dir))) goto out;
+    if (cli_reports_check_inputs(&reps, &dir, 1)) goto out; /* a report inside the corpus changes it */
     if (version) { rc = print_version(dir); goto out; }
     cJSON *doc = pc_corpus_run(dir, stdout, &failed);
     if (!doc) { fprintf(stderr, "packcheck: %s is not a corpus\n", dir); goto out; }

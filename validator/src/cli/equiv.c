@@ -81,6 +81,7 @@ int cmd_equiv(int argc, char **argv)
         }
     }
     if (npaths != 2) { rc = cli_usage(USAGE, "SOURCE and TARGET are required"); goto out; }
+    if (cli_reports_check_inputs(&reps, paths, 2)) goto out;
     int verdict;
     cJSON *doc = pc_equiv_run(paths[0], paths[1], &tol, profile, &verdict);
     if (!doc) { fprintf(stderr, "packcheck: equiv: out of memory\n"); goto out; }

@@ -58,10 +58,8 @@ int cmd_unpack(int argc, char **argv)
      * only on success, so a rejected input or a failure leaves whatever was there untouched. */
     const char *why;
     if (pc_afile_check(out, &why)) { fprintf(stderr, "packcheck: --out %s %s\n", out, why); return PC_EXIT_ERROR; }
-    if (pc_afile_same(out, input) || (config && pc_afile_same(out, config))) {
-        fprintf(stderr, "packcheck: --out %s is an input: refusing to overwrite it\n", out);
-        return PC_EXIT_ERROR;
-    }
+    const char *ins[2] = {input, config};
+    if (cli_out_check("--out", out, ins, 2)) return PC_EXIT_ERROR; /* an input, a file it reads, or inside its folder */
     pc_ctx cx;
     if (pc_ctx_init(&cx, profile)) return PC_EXIT_ERROR;
     pc_input *in = pc_input_open(input, config, &cx);

@@ -73,6 +73,9 @@ static int parse(int argc, char **argv, opts *o)
         else o->inputs[o->ninputs++] = argv[i];
     }
     if (!o->ninputs) return cli_usage(USAGE, "no INPUT given");
+    /* No report over an input or into a checkpoint folder (the inputs plus --config). */
+    o->inputs[o->ninputs] = (char *)o->config;
+    if (cli_reports_check_inputs(&o->reps, (const char *const *)o->inputs, (size_t)o->ninputs + 1)) return PC_EXIT_ERROR;
     return 0;
 }
 
