@@ -57,6 +57,8 @@ same "$TMP/o/ck/config.json" "$TMP/config.copy" "config.json after the hard-link
 expect_rc 2 "--report equal to --config" -- $T "$PC" validate "$CK" --config "$TMP/o/config-hard.json" --report json:"$TMP/o/config-hard.json"
 expect_rc 2 "equiv --report inside SOURCE" -- $T "$PC" equiv "$TMP/o/ck" "$CK" --report json:"$TMP/o/ck/eq.json"
 expect_rc 2 "corpus --report inside the corpus" -- $T "$PC" corpus "$TMP/o/ck" --report json:"$TMP/o/ck/c.json"
+expect_rc 2 "certify --report inside the corpus" -- $T "$PC" certify --reader 'true {input} {output}' --corpus "$TMP/o/ck" --report json:"$TMP/o/ck/c.json"
+expect_grep 'refusing to write over or inside an input' "$TMP/err" "certify names the clash"
 no_temp "$TMP/o/ck" "refused outputs"
 checks=$((checks + 1)); [ ! -e "$TMP/o/ck/view.safetensors" ] && [ ! -e "$TMP/o/ck/sub/r.md" ] || { echo "FAIL: an output was written into the input folder"; fails=$((fails + 1)); }
 rm -f "$TMP/o/config-hard.json" "$TMP/o/cklink"; rmdir "$TMP/o/ck/sub"
