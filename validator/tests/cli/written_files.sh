@@ -63,6 +63,13 @@ no_temp "$TMP/o/ck" "refused outputs"
 checks=$((checks + 1)); [ ! -e "$TMP/o/ck/view.safetensors" ] && [ ! -e "$TMP/o/ck/sub/r.md" ] || { echo "FAIL: an output was written into the input folder"; fails=$((fails + 1)); }
 rm -f "$TMP/o/config-hard.json" "$TMP/o/cklink"; rmdir "$TMP/o/ck/sub"
 
+# Item 10: "--" ends the options; a checkpoint folder named like an option is an INPUT after it.
+mkdir "$TMP/inj"; cp -r "$CK" "$TMP/inj/--report=json:victim.txt"; echo keep >"$TMP/inj/victim.txt"
+expect_rc 0 "validate -- an input named --report=json:victim.txt" -- sh -c 'cd "$1" && exec "$2" validate -- "--report=json:victim.txt"' sh "$TMP/inj" "$PC"
+expect_rc 0 "unpack --out F -- INPUT" -- sh -c 'cd "$1" && exec "$2" unpack --out v.safetensors -- "--report=json:victim.txt"' sh "$TMP/inj" "$PC"
+expect_rc 0 "equiv -- SOURCE TARGET" -- sh -c 'cd "$1" && exec "$2" equiv -- "--report=json:victim.txt" "--report=json:victim.txt"' sh "$TMP/inj" "$PC"
+checks=$((checks + 1)); [ "$(cat "$TMP/inj/victim.txt")" = keep ] || { echo "FAIL: victim.txt was overwritten"; fails=$((fails + 1)); }
+
 echo previous >"$TMP/o/view.safetensors"; cp "$TMP/o/view.safetensors" "$TMP/view.copy"
 expect_rc 2 "a missing input leaves an existing --out alone" -- $T "$PC" unpack "$TMP/none" --out "$TMP/o/view.safetensors"
 same "$TMP/o/view.safetensors" "$TMP/view.copy" "--out after a missing input"
