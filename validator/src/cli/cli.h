@@ -15,6 +15,7 @@ int cmd_corpus(int argc, char **argv);
 int cmd_certify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_equiv(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 
 /* --report FMT:PATH, repeatable. */
 #define CLI_MAX_REPORTS 16

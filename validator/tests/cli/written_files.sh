@@ -123,4 +123,34 @@ else
     wait $pid; echo "FAIL: the temporary never appeared (unpack too fast to interrupt?)"; fails=$((fails + 1))
 fi
 
+# Issue 30 item 11: SIGKILL leaves the temporary; it is named with the writer's pid, so a later
+# write into the folder or `packcheck gc` removes it once the writer is gone (and it is 10 min old).
+"$PC" unpack "$TMP/big" --out "$TMP/w/view.safetensors" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 3000 ] && ! ls -a "$TMP/w" | grep -q '\.packcheck-'; do sleep 0.01; i=$((i + 1)); done
+kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+checks=$((checks + 1))
+left=$(ls -a "$TMP/w" | grep "^\.view\.safetensors\.packcheck-tmp\.$pid\.")
+[ -n "$left" ] || { echo "FAIL: no .view.safetensors.packcheck-tmp.$pid.* after SIGKILL"; ls -a "$TMP/w"; fails=$((fails + 1)); }
+expect_rc 0 "gc keeps a fresh temporary (its writer may be elsewhere)" -- "$PC" gc "$TMP/w"
+checks=$((checks + 1)); [ -z "$left" ] || [ -e "$TMP/w/$left" ] || { echo "FAIL: gc removed a fresh temporary"; fails=$((fails + 1)); }
+[ -z "$left" ] || touch -d '1 hour ago' "$TMP/w/$left"
+expect_rc 0 "gc removes the killed run's temporary" -- "$PC" gc -- "$TMP/w"
+expect_grep "removed .*packcheck-tmp\.$pid\..* (left by process $pid)" "$TMP/out" "gc names what it removed"
+no_temp "$TMP/w" "gc after SIGKILL"
+mkdir "$TMP/gc"
+dead=$(sh -c 'echo $$')
+for f in ".view.safetensors.packcheck-tmp.$dead.abcdef" ".r.json.packcheck-tmp.$dead.ghijkl" ".live.packcheck-tmp.$$.stuvwx" \
+         ".x.packcheck-tmp.$dead.short" "other.packcheck-tmp.$dead.abcdef"; do : >"$TMP/gc/$f"; touch -d '1 hour ago' "$TMP/gc/$f"; done
+: >"$TMP/gc/.fresh.packcheck-tmp.$dead.mnopqr"
+expect_rc 0 "unpack into a folder holding stale temporaries" -- $T "$PC" unpack "$CK" --out "$TMP/gc/view.safetensors"
+checks=$((checks + 1))
+[ ! -e "$TMP/gc/.view.safetensors.packcheck-tmp.$dead.abcdef" ] && [ ! -e "$TMP/gc/.r.json.packcheck-tmp.$dead.ghijkl" ] ||
+    { echo "FAIL: a write left stale temporaries of a dead writer"; ls -a "$TMP/gc"; fails=$((fails + 1)); }
+checks=$((checks + 1))
+for f in ".live.packcheck-tmp.$$.stuvwx" ".x.packcheck-tmp.$dead.short" "other.packcheck-tmp.$dead.abcdef" ".fresh.packcheck-tmp.$dead.mnopqr"; do
+    [ -e "$TMP/gc/$f" ] || { echo "FAIL: $f (live writer, not our name, or fresh) was removed"; fails=$((fails + 1)); }
+done
+
 finish
