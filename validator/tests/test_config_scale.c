@@ -5,7 +5,7 @@
  * naming none. The quadratic versions (a cache flushed on every miss, a linear key lookup per
  * module) took minutes of CPU; these finish in seconds, well under CTest's TIMEOUT, which only the
  * quadratic versions exceed. No time is asserted here. */
-#include "formats/ct_match.h"
+#include "formats/ct/ct_match.h"
 #include "core/pyre.h"
 #include "packcheck.h"
 #include "testlib.h"

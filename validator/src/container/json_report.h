@@ -4,7 +4,7 @@
 #ifndef PC_JSON_REPORT_H
 #define PC_JSON_REPORT_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>

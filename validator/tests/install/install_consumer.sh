@@ -18,12 +18,12 @@ done
 # The shared library: real file with the full version, soname link, dev link.
 so=$(ls "$P"/lib/libpackcheck.so.*.*.* 2>/dev/null | head -1)
 checks=$((checks + 1))
-if [ -z "$so" ] || [ ! -L "$P/lib/libpackcheck.so.0" ] || [ ! -L "$P/lib/libpackcheck.so" ]; then
+if [ -z "$so" ] || [ ! -L "$P/lib/libpackcheck.so.1" ] || [ ! -L "$P/lib/libpackcheck.so" ]; then
     echo "FAIL: libpackcheck.so.X.Y.Z with its soname and dev links"; ls -l "$P/lib"; fails=$((fails + 1))
 fi
 if command -v readelf >/dev/null; then
     readelf -d "$so" > "$TMP/dyn"
-    expect_grep 'SONAME.*libpackcheck.so.0' "$TMP/dyn" "soname"
+    expect_grep 'SONAME.*libpackcheck.so.1' "$TMP/dyn" "soname"
 fi
 
 VALID=share/packcheck/fixtures/awq/autoawq-gemm-g32-random
@@ -40,7 +40,7 @@ expect_rc 0 "pkg-config consumer, $WANT case" -- "$TMP/consumer_pc" "$P/$INVALID
 expect_grep "^$WANT fail" "$TMP/out" "the finding names $WANT"
 if command -v ldd >/dev/null; then
     ldd "$TMP/consumer_pc" > "$TMP/ldd"
-    expect_grep "libpackcheck.so.0 => $P/lib/" "$TMP/ldd" "the consumer loads the installed library"
+    expect_grep "libpackcheck.so.1 => $P/lib/" "$TMP/ldd" "the consumer loads the installed library"
 fi
 
 # find_package, shared and static.
