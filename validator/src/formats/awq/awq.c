@@ -234,8 +234,7 @@ static void check_module(pc_input *in, const char *prefix, const awq_cfg *c, pc_
     pm->numel = m.N * m.K;
     pm->bits = 4;
     pm->priv = priv;
-    static const char *const k_parts[] = {"qweight", "qzeros", "scales", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 static bool awq_detect(const pc_input *in) { return ql_any_module(in, QL_AWQ); }

@@ -706,8 +706,7 @@ static void check_module(pc_input *in, const ct_config *c, const ct_scheme *s, c
     pm->numel = m->E * m->N * m->K;
     pm->bits = m->b;
     pm->priv = m;
-    static const char *const k_parts[] = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 /* ------------------------------------------------------------------------------------------------

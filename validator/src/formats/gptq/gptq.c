@@ -504,8 +504,7 @@ static void check_module(pc_input *in, const char *prefix, const gptq_cfg *c0, p
     pm->numel = m.N * m.K;
     pm->bits = m.bits;
     pm->priv = priv;
-    static const char *const k_parts[] = {"qweight", "qzeros", "scales", "g_idx", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 static bool gptq_detect(const pc_input *in) { return ql_any_module(in, QL_GPTQ); }

@@ -314,8 +314,7 @@ static void add_module(pc_input *in, const char *prefix, const mlx_mod *m, pc_ct
     pm->numel = m->rows * m->cols;
     pm->bits = m->bits;
     pm->priv = priv;
-    static const char *const k_parts[] = {"weight", "scales", "biases", NULL};
-    pc_module_claim_suffixes(in, prefix, pm->layout, k_parts);
+    pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
 /* MLX-010: no E8M0 NaN byte (255; MLX's CPU reads it as 2^128) and no NaN (0x7F) or negative E4M3
