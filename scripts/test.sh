@@ -16,6 +16,10 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
+echo "== JSON differential: packcheck's reading of sidecar JSON against Python's json.loads (seeded mutants)"
+python3 validator/tests/fuzz/json_differential.py build/validator/tests/pc_json_reads
+python3 generators/regen.py --only gen_json_reads --check   # its cases need no venv (~1 s)
+
 echo "== regenerate the safetensors fixtures (generators/gen_st.py, light venv) and compare byte for byte;"
 echo "   then packcheck --profile compat against the real safetensors reader on seeded mutants"
 scripts/regen-check.sh --diff build/packcheck gen_st

@@ -21,9 +21,10 @@ from ._binary import PackcheckError, run
 def validate_records(paths: Sequence[str], *, profile: str = "strict", hash: bool = True,
                      args: Sequence[str] = ()) -> List[Dict[str, Any]]:
     """One CLI run over `paths` with --jsonl: its records, in input order (what each Ray task does)."""
-    cmd = ["validate", *map(os.fspath, paths), "--jsonl", "--quiet", "--profile", profile, "--no-progress", *args]
+    cmd = ["validate", "--jsonl", "--quiet", "--profile", profile, "--no-progress", *args]
     if hash:
         cmd.append("--hash")
+    cmd += ["--", *map(os.fspath, paths)]  # "--": a path is never read as an option (--report=json:victim)
     proc = run(cmd, ok_codes=(0, 1, 2, 3))
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     if len(records) != len(paths):

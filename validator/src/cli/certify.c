@@ -263,6 +263,8 @@ static int certify_main(int argc, char **argv)
     if (o.update_expect && o.nonly) { rc = cli_usage(USAGE, "--update-expect refuses a partial run (--only): the list is rewritten from every case"); goto out; }
     if (!(o.corpus = cli_corpus_or_complain(o.corpus))) goto out;
     if (reports_writable(&reps)) { rc = PC_EXIT_ERROR; goto out; }
+    const char *cert_inputs[2] = {o.corpus, o.expect_fail}; /* no report over or inside them (issue 30) */
+    if (cli_reports_check_inputs(&reps, cert_inputs, 2)) { rc = PC_EXIT_ERROR; goto out; }
     if (cli_reports_use_stdout(&reps)) o.log = stderr; /* stdout carries the report */
     int code;
     cJSON *doc = pc_certify_run(&o, &code);

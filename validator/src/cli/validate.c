@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... "
+static const char *USAGE = "packcheck validate [OPTIONS] [--] INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... "
                            "[--hash] [--allow-unchecked] [-v | --quiet] [--jsonl]\n"
                            "                          " CLI_CONV_USAGE;
 
@@ -28,7 +28,8 @@ static const char *HELP =
     "core; PACKCHECK_THREADS=N overrides). --hash adds each file's SHA-256 (OpenSSL EVP) to the\n"
     "reports, computed in the same pass.\n"
     "--jsonl writes one JSON record per input to stdout (= --report jsonl:-; the summary goes to\n"
-    "stderr): the unit packcheck.scale.validate_many merges.\n\n" CLI_CONV_HELP;
+    "stderr): the unit packcheck.scale.validate_many merges.\n"
+    "--   ends the options: every later argument is an INPUT, even one that starts with '-'.\n\n" CLI_CONV_HELP;
 
 static double now_s(void)
 {
@@ -52,7 +53,10 @@ typedef struct opts {
 static int parse(int argc, char **argv, opts *o)
 {
     const char *v;
+    bool paths_only = false; /* after "--": every argument is an INPUT, even one starting with '-' */
     for (int i = 1; i < argc; i++) {
+        if (paths_only) { o->inputs[o->ninputs++] = argv[i]; continue; }
+        if (!strcmp(argv[i], "--")) { paths_only = true; continue; }
         if (cli_is_help(argv[i])) { printf("usage: %s\n\n%s", USAGE, HELP); return -1; }
         int cv = cli_conv_option(argc, argv, &i, &o->conv);
         if (cv < 0) return cli_usage(USAGE, "bad %s", argv[i]);
@@ -73,6 +77,9 @@ static int parse(int argc, char **argv, opts *o)
         else o->inputs[o->ninputs++] = argv[i];
     }
     if (!o->ninputs) return cli_usage(USAGE, "no INPUT given");
+    /* No report over an input or into a checkpoint folder (the inputs plus --config). */
+    o->inputs[o->ninputs] = (char *)o->config;
+    if (cli_reports_check_inputs(&o->reps, (const char *const *)o->inputs, (size_t)o->ninputs + 1)) return PC_EXIT_ERROR;
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "../core/pagebuf.h"
 #include "../core/util.h"
 #include "../core/scan.h"
+#include "json_report.h"
 #include "link_policy.h"
 #include "safetensors.h"
 
@@ -121,6 +122,8 @@ static cJSON *load_json(const char *path, const char *label, pc_ctx *cx)
         cJSON_Delete(j);
         j = NULL;
     }
+    /* Read as json.loads reads it too: a key twice, a NUL or bytes Python refuses is a finding. */
+    if (j) pc_json_check_reads(cx, text, len, label, 0, "CFG-001");
     free(text);
     return j;
 }
