@@ -14,6 +14,8 @@
 # (llama-cpp-python's vendored llama.cpp). See each adapter in generators/readers/ for the library
 # functions it calls. Never run in CI (the builds take long); CI checks the committed matrix against
 # the committed certificates (packcheck certify --check-matrix, CTest cli_upstream_matrix).
+# This script certifies one release per reader (the public table); generators/matrix.py certifies the
+# readers across their releases and environments (reports/matrix/, the history and its grid).
 set -u
 cd "$(dirname "$0")/.."
 VENVS=${VENVS:-/work/venvs}
@@ -55,7 +57,11 @@ certify() {
     echo "== $name ($lang, $mode)"
     # Readers run as READER_USER (certify's --reader-user): root here, because the venvs' interpreter
     # lives under /root on the build machine and nobody cannot execute it; nobody where it can.
-    timeout "${READER_BOUND:-2400}" "$PC" certify --corpus fixtures --name "$name" --timeout "$tmo" $co \
+    # Confined readers (README, certify isolation) read only the system folders, the files their
+    # command names and their folders: the venvs and built readers' caches are given read-only.
+    rp=""
+    for d in "$VENVS" "${CACHE:-/work/cache}"; do [ -d "$d" ] && rp="$rp --reader-path $d"; done
+    timeout "${READER_BOUND:-2400}" "$PC" certify --corpus fixtures --name "$name" --timeout "$tmo" $co $rp \
         --reader-user "${READER_USER:-root}" \
         --reader "$cmd" --expect-fail "$xf" $UPDATE \
         --report json:reports/upstream/$slug.json --report md:reports/upstream/$slug.md \

@@ -564,6 +564,26 @@ def gen_tensors(out):
         "ne = [2^40, 2^40, 2^40] (CVE-2024-21802: heap overflow via info->ne)")
     for tid in (4, 31, 43, -1):
         one(f"type-{tid if tid >= 0 else 'negative'}", "GGUF-022", [dict(q, type=tid & 0xFFFFFFFF), f], f"ggml type {tid}")
+    # The type registry (container/gguf_types.c): fork-only ids (GGUF-039) and fork-era collisions (GGUF-040), with
+    # each fork's block geometry, so the bytes are what the fork writes (random codes, fp16 d = 1.0 in each block).
+    def fork_blocks(nblocks, size, d_at):
+        rng = np.random.default_rng(20261204 + size)
+        b = rng.integers(0, 256, (nblocks, size), dtype=np.uint8)
+        b[:, d_at:d_at + 2] = np.frombuffer(np.float16(1.0).tobytes(), np.uint8)
+        return b.tobytes()
+    for tid, name, size, d_at in ((142, "PQ2_0", 34, 0), (143, "PTQ1_0", 28, 26)):
+        one(f"type-{tid}-prismml-{name.lower()}", "GGUF-039",
+            [q, f, tensor("blk.0.ffn_down.weight", [128, 2], "F32", type_id=tid, nbytes=2 * size, data=fork_blocks(2, size, d_at))],
+            f"a [2, 128] tensor of ggml type {tid} (PrismML fork {name}, {size} bytes per 128; llama.cpp #29058)")
+    one("fork-q2_0-g128-as-42", "GGUF-040",
+        [q, f] + [tensor(f"blk.0.ffn_{p}.weight", [256, 8], "F32", type_id=42, nbytes=16 * 34, data=fork_blocks(16, 34, 0))
+                  for p in ("up", "down")],
+        "two [8, 256] tensors of type 42 laid out as PrismML prism-v5's group-128 Q2_0 (34 bytes per 128; "
+        "PrismML-Eng/llama.cpp #167), not upstream's group-64 (18 bytes per 64)")
+    one("fork-q1_0-g32-as-40", "GGUF-040",
+        [q, f, tensor("blk.0.ffn_up.weight", [96, 2], "F32", type_id=40, nbytes=6 * 6, data=fork_blocks(6, 6, 0))],
+        "a [2, 96] tensor of type 40 laid out as PrismML's early group-32 Q1_0 (6 bytes per 32; llama-turboquant PR #6), "
+        "not upstream NVFP4 (36 bytes per 64)")
     one("q4_0-ne0-33", "GGUF-023", [tensor("x.weight", [33, 1], "Q4_0", nbytes=18), f], "Q4_0 with ne[0] = 33")
     one("nbytes-cve-2026-33298", "GGUF-024", [tensor("x", [1 << 62], "F32", nbytes=1 << 64), f],
         "F32 ne[0] = 2^62: byte size 2^64 (CVE-2026-33298)")

@@ -8,7 +8,7 @@ Every byte comes from hqq itself:
     same state dict is written here with safetensors' save_file, which is what hqq's encoded state dict
     (HQQLinear.state_dict, encode_safetensor_type: metadata as small tensors) is made for. hqq writes
     no quantization_config: packcheck recognises the modules by their tensors.
-  * probes: hqq.core.quantize.HQQLinear over seeded nn.Linear layers at nbits 1, 2, 3, 4, 8, axis 0
+  * probes: hqq.core.quantize.HQQLinear over seeded nn.Linear layers at nbits 1, 2, 3, 4, 6, 8, axis 0
     and 1, compute dtype float16 / bfloat16 / float32, group sizes 16..128, one module per file.
 Negative cases change one tensor of a probe (named in each case's source), re-saved by save_file.
 
@@ -81,6 +81,7 @@ PROBES = [  # name, nbits, group, axis, dtype, out, in
     ("probe-2bit-g16-bf16", 2, 16, 1, "bfloat16", 32, 64),
     ("probe-1bit-g64-f32", 1, 64, 1, "float32", 32, 128),
     ("probe-8bit-g128-f16", 8, 128, 1, "float16", 24, 128),
+    ("probe-6bit-g64-f16", 6, 64, 1, "float16", 16, 64),  # 5/6 bits: one code per byte (8bit_u8)
     ("probe-4bit-g64-view-as-float", 4, 64, 1, "float16", 32, 64),
 ]
 

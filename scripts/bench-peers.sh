@@ -11,6 +11,11 @@
 #   PEERS_BASE_VENV an existing venv whose site-packages the two venvs may reuse (a .pth file)
 #                   instead of installing torch again (the generators' /work/venvs/ct)
 #   PEERS_TMP       scratch for inputs (several GB at the default sizes; deleted as it goes)
+#   PEERS_GGML_BUILD an existing static ggml build folder (holding ggml/src/libggml-base.a, from the
+#                   same llama-cpp-python sdist) to link the ggml worker against instead of building
+#                   the shared library
+# A peer whose packages cannot be installed (no torch wheel reachable, say) is left out of the run;
+# the reports name it in "left_out" and no old figure of it is kept.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${PEERS_CACHE:-/work/cache}
@@ -27,7 +32,9 @@ LLAMA_CPP_PY=0.3.36   # ggml as vendored in llama-cpp-python's sdist
     nice -n 10 cmake --build "$ROOT/build" -j2 >/dev/null
 }
 
-# A venv: reuse BASE's packages through a .pth when it exists, else install the pins.
+# A venv: reuse BASE's packages through a .pth when it exists, else install the pins; the numpy-only
+# peers (gguf-py, safetensors) first, so that a missing torch leaves out only the torch peers.
+LEFT_OUT=""
 mkvenv() { # dir, packages installed on top without dependencies
     dir=$1; shift
     [ -x "$dir/bin/python" ] && return 0
@@ -35,16 +42,25 @@ mkvenv() { # dir, packages installed on top without dependencies
     if [ -x "$BASE/bin/python" ]; then
         "$BASE/bin/python" -c 'import site; print(site.getsitepackages()[0])' > "$("$dir/bin/python" -c 'import site; print(site.getsitepackages()[0])')/base.pth"
     else
-        "$dir/bin/pip" install -q compressed-tensors==0.20.1 torch==2.15.0 safetensors==0.8.0 gguf==0.19.0 numpy==2.4.6
+        "$dir/bin/pip" install -q safetensors==0.8.0 gguf==0.19.0 numpy==2.4.6
+        "$dir/bin/pip" install -q torch==2.15.0 compressed-tensors==0.20.1 || return 1
     fi
-    "$dir/bin/pip" install -q --no-deps "$@"
+    "$dir/bin/pip" install -q --no-deps "$@" || return 1
 }
-mkvenv "$VENV" autoawq==0.2.9
-mkvenv "$VENV017" compressed-tensors==0.17.1 psutil==7.2.2
+mkvenv "$VENV" autoawq==0.2.9 || true
+"$VENV/bin/python" -c 'import torch' 2>/dev/null ||
+    LEFT_OUT="the torch peers (compressed-tensors, AutoAWQ, compressed-tensors NVFP4): torch could not be installed here;"
+PY017=""
+if "$VENV/bin/python" -c 'import torch' 2>/dev/null && mkvenv "$VENV017" compressed-tensors==0.17.1 psutil==7.2.2; then
+    PY017="--py017 $VENV017/bin/python"
+else
+    LEFT_OUT="$LEFT_OUT compressed-tensors 0.17.1 (ct-legacy): needs torch;"
+fi
 
 # ggml's CPU library, shared between engineers: the first takes the lock, the others wait for DONE.
 GGML=$CACHE/ggml
-if [ ! -e "$GGML/DONE" ]; then
+if [ -n "${PEERS_GGML_BUILD:-}" ]; then :
+elif [ ! -e "$GGML/DONE" ]; then
     if mkdir "$CACHE/ggml.lock" 2>/dev/null; then
         SRC=$CACHE/src/llama_cpp_python-$LLAMA_CPP_PY
         [ -d "$SRC" ] || (cd "$CACHE/src" 2>/dev/null || mkdir -p "$CACHE/src" && cd "$CACHE/src" &&
@@ -66,19 +82,30 @@ if [ ! -e "$GGML/DONE" ]; then
 fi
 mkdir -p "$CACHE/pc-peers"
 GW=$CACHE/pc-peers/ggml_worker
-[ "$GW" -nt "$ROOT/scripts/peers/ggml_worker.c" ] ||
-    cc -O2 -I"$GGML/install/include" "$ROOT/scripts/peers/ggml_worker.c" -L"$GGML/install/lib" \
-        -Wl,-rpath,"$GGML/install/lib" -lggml-base -lpthread -o "$GW"
+if [ -n "${PEERS_GGML_BUILD:-}" ]; then # static ggml-base (built with OpenMP, which quantize uses)
+    B=$PEERS_GGML_BUILD
+    INC=$(sed -n 's/^ggml_SOURCE_DIR:STATIC=//p' "$B/CMakeCache.txt")/include
+    [ "$GW" -nt "$ROOT/scripts/peers/ggml_worker.c" ] ||
+        cc -O2 -I"$INC" "$ROOT/scripts/peers/ggml_worker.c" "$B/ggml/src/libggml-base.a" -lstdc++ -lgomp -lm -lpthread -o "$GW"
+    LCP=$(echo "$INC" | sed -n 's|.*/llama_cpp_python-\([^/]*\)/.*|\1|p')
+    export GGML_VERSION="libggml-base, static (llama-cpp-python ${LCP:-?} sdist)"
+else
+    [ "$GW" -nt "$ROOT/scripts/peers/ggml_worker.c" ] ||
+        cc -O2 -I"$GGML/install/include" "$ROOT/scripts/peers/ggml_worker.c" -L"$GGML/install/lib" \
+            -Wl,-rpath,"$GGML/install/lib" -lggml-base -lpthread -o "$GW"
+fi
 
 # The safetensors crate's header pass.
 ST=$CACHE/pc-peers/st-crate/release/st-header-peer
-[ -x "$ST" ] || (cd "$ROOT/scripts/peers/st-crate" && CARGO_TARGET_DIR=$CACHE/pc-peers/st-crate nice -n 10 cargo build -q --release -j1)
+[ -x "$ST" ] || (cd "$ROOT/scripts/peers/st-crate" && CARGO_TARGET_DIR=$CACHE/pc-peers/st-crate nice -n 10 cargo build -q --release -j1) || {
+    ST=""; LEFT_OUT="$LEFT_OUT the safetensors crate (read_metadata): it did not build here;"; }
 
-so=$(ls "$GGML/install/lib/" | sed -n 's/^libggml-base\.so\.\([0-9]*\.[0-9]*\.[0-9]*\)$/\1/p')
-lcp=$(cat "$GGML/LLAMA_CPP_PYTHON_VERSION" 2>/dev/null || sed -n 's/^llama-cpp-python \([^ ]*\).*/\1/p' "$GGML/VERSION" 2>/dev/null)
-export GGML_VERSION="libggml-base $so (llama-cpp-python ${lcp:-?} sdist)"
+so=$(ls "$GGML/install/lib/" 2>/dev/null | sed -n 's/^libggml-base\.so\.\([0-9]*\.[0-9]*\.[0-9]*\)$/\1/p')
+lcp=$(cat "$GGML/LLAMA_CPP_PYTHON_VERSION" 2>/dev/null || sed -n 's/^llama-cpp-python \([^ ]*\).*/\1/p' "$GGML/VERSION" 2>/dev/null || true)
+[ -n "${PEERS_GGML_BUILD:-}" ] || export GGML_VERSION="libggml-base $so (llama-cpp-python ${lcp:-?} sdist)"
 export ST_CRATE_VERSION="$(grep -A1 'name = "safetensors"' "$ROOT/scripts/peers/st-crate/Cargo.lock" 2>/dev/null | sed -n 's/version = "\(.*\)"/\1/p')"
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck disable=SC2086
 nice -n 10 "$VENV/bin/python" "$ROOT/scripts/peers/bench_peers.py" --build "$ROOT/build" --tmp "$TMP" \
-    --ggml-worker "$GW" --py017 "$VENV017/bin/python" --st-crate "$ST" "$@"
+    --ggml-worker "$GW" $PY017 ${ST:+--st-crate "$ST"} --left-out "$LEFT_OUT" "$@"

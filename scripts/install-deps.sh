@@ -3,7 +3,8 @@
 # is missing; as root it runs apt-get, otherwise it prints the command to run.
 #   scripts/install-deps.sh          what the build and `packcheck corpus` need (scripts/main.sh)
 #   scripts/install-deps.sh --test   also what only the tests need (scripts/test.sh): clang and its
-#                                    sanitizer/fuzzer runtimes, chromium, python3-venv
+#                                    sanitizer/fuzzer runtimes, chromium, python3-venv, jq, zip,
+#                                    node and cargo when none is installed
 # Optional build dependencies, installed unless PACKCHECK_OPTIONAL_DEPS=0: libcurl4-openssl-dev (URL
 # inputs: validate https://..., hf://...) and libsqlite3-dev (validate --cache). The build without them
 # works and says so when a URL or --cache is used.
@@ -25,9 +26,16 @@ if [ "${PACKCHECK_OPTIONAL_DEPS:-1}" = 1 ]; then
     done
 fi
 if [ "$test_deps" = 1 ]; then
-    for p in clang libclang-rt-14-dev; do
+    # jq: the action's certify SARIF and its test; zip/unzip: the OSS-Fuzz seed corpora.
+    for p in clang libclang-rt-14-dev jq zip unzip; do
         have_pkg "$p" || need="$need $p"
     done
+    # node and cargo for the npm package and the Rust crate (packages/): any install on PATH (or
+    # rustup's ~/.cargo/bin) is used; Debian's nodejs (18) and cargo (rustc 1.63) are enough otherwise.
+    if [ "${PACKCHECK_PACKAGE_TESTS:-1}" = 1 ]; then
+        command -v node >/dev/null 2>&1 || need="$need nodejs"
+        command -v cargo >/dev/null 2>&1 || [ -x "${HOME:-/root}/.cargo/bin/cargo" ] || need="$need cargo"
+    fi
     # python3 + venv only for the fixture regeneration check (scripts/regen-check.sh); the C build never needs it.
     if [ "${PACKCHECK_REGEN_TESTS:-1}" = 1 ]; then
         if ! command -v python3 >/dev/null 2>&1; then need="$need python3 python3-venv"

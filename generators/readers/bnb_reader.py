@@ -9,12 +9,42 @@ this reader writes weights only. LLM.int8 (`M.weight` I8 with `M.SCB`, config `l
 `bitsandbytes.functional.int8_vectorwise_dequant(weight, SCB)`, as Linear8bitLt dequantizes it, after
 the `weight_format` check transformers' loader makes (bitsandbytes.nn.modules maybe_rearrange_weight:
 anything but row-major raises). Inputs without either are out of scope (exit 1).
+
+Environment (PC_READER_ENV, the matrix's environment axis): bitsandbytes picks its native library at
+import (cextension.get_native_library): `libbitsandbytes_cuda<torch.version.cuda>.so` when
+torch.cuda.is_available(), else `libbitsandbytes_cpu.so`. CPU tensors then run that library's
+`cdequantize_blockwise_cpu_*` (backends/cpu/ops.py), so the answer depends on the build loaded.
+`cpu-library` (default) is what a machine without CUDA loads; `cuda-library` is what a CUDA machine
+loads: torch.cuda answers "one device" for the import only, the CUDA build is loaded (it loads without a
+GPU: the CUDA runtime comes with torch's wheels), and the decode runs its CPU code on CPU tensors.
 """
+import os
 import sys
 
 import _common
 
 STATE = ".quant_state.bitsandbytes__"
+
+
+def load_bitsandbytes(env):
+    """Import bitsandbytes with the native library of the environment; say which one was loaded."""
+    import torch
+    if env not in ("cpu-library", "cuda-library"):
+        raise SystemExit(f"bnb_reader: unknown PC_READER_ENV {env!r} (cpu-library or cuda-library)")
+    real = (torch.cuda.is_available, torch.cuda.device_count, torch.cuda.get_device_capability)
+    if env == "cuda-library":  # as on a CUDA machine: get_cuda_specs() sees one device
+        torch.cuda.is_available, torch.cuda.device_count = (lambda: True), (lambda: 1)
+        torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    try:
+        import bitsandbytes
+        from bitsandbytes import cextension
+    finally:
+        torch.cuda.is_available, torch.cuda.device_count, torch.cuda.get_device_capability = real
+    native = getattr(getattr(cextension.lib, "_lib", None), "_name", "") or "none"
+    if ("_cuda" in os.path.basename(native)) != (env == "cuda-library"):
+        raise SystemExit(f"bnb_reader: {env} asked, {native} loaded")
+    print(f"bitsandbytes {bitsandbytes.__version__} ({os.path.basename(native)})", file=sys.stderr)
+    return bitsandbytes
 
 
 def decode(inp):
@@ -25,10 +55,9 @@ def decode(inp):
     if names is not None and not any(STATE in k or k.endswith(".SCB") for k in names):
         raise _common.Refuse("no bitsandbytes quant state (4-bit) or SCB (8-bit) in the input: out of scope")
     import torch
-    import bitsandbytes
+    bitsandbytes = load_bitsandbytes(os.environ.get("PC_READER_ENV", "cpu-library"))
     import bitsandbytes.functional as F
     from bitsandbytes.nn import Params4bit
-    print(f"bitsandbytes {bitsandbytes.__version__}", file=sys.stderr)
     t = _common.read_safetensors(files)
     out = {}
     for k in sorted(t):

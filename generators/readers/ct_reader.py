@@ -41,9 +41,20 @@ def scheme_for(qcfg, module):
     return fallback if fallback else (None, None)
 
 
+def helper(kind, name):
+    """The library's own unpack helper: compressors/<kind>/helpers.py from 0.15 on; before, the
+    compressor modules themselves (compressors/quantized_compressors/pack_quantized.py, fp4_quantized.py)."""
+    import importlib
+    try:
+        return getattr(importlib.import_module(f"compressed_tensors.compressors.{kind}.helpers"), name)
+    except ImportError:
+        old = {"pack_quantized": "pack_quantized", "nvfp4": "fp4_quantized"}[kind]
+        return getattr(importlib.import_module(f"compressed_tensors.compressors.quantized_compressors.{old}"), name)
+
+
 def decode_pack(t, prefix, wargs):
     import torch
-    from compressed_tensors.compressors.pack_quantized.helpers import unpack_from_int32
+    unpack_from_int32 = helper("pack_quantized", "unpack_from_int32")
     from compressed_tensors.quantization import QuantizationArgs
     from compressed_tensors.quantization.lifecycle.forward import dequantize
     args = QuantizationArgs(**wargs)
@@ -67,7 +78,7 @@ def decode_pack(t, prefix, wargs):
 
 def decode_fp4(t, prefix, wargs):
     import torch
-    from compressed_tensors.compressors.nvfp4.helpers import unpack_fp4_from_uint8
+    unpack_fp4_from_uint8 = helper("nvfp4", "unpack_fp4_from_uint8")
     from compressed_tensors.quantization import QuantizationArgs
     from compressed_tensors.quantization.lifecycle.forward import dequantize
     args = QuantizationArgs(**wargs)
@@ -101,7 +112,10 @@ def decode(inp):
     qcfg = _common.quant_config(folder)
     modelopt = [k[: -len(".weight_scale_2")] for k in t if k.endswith(".weight_scale_2")]
     if modelopt:
-        from compressed_tensors.entrypoints.convert.converters.modelopt_nvfp4 import ModelOptNvfp4Converter
+        try:
+            from compressed_tensors.entrypoints.convert.converters.modelopt_nvfp4 import ModelOptNvfp4Converter
+        except ImportError:  # releases before the converter (< 0.15) do not read ModelOpt names
+            raise _common.Refuse(f"compressed-tensors {compressed_tensors.__version__} has no ModelOpt converter: out of scope")
         # As the converter is meant to be called: with the export's own ignore list.
         ignore = list(qcfg.get("ignore") or [])
         hf = os.path.join(folder, "hf_quant_config.json")

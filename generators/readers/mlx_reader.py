@@ -46,7 +46,15 @@ def decode(inp):
             raise _common.Refuse(f"{m}: packed, but config.json marks it unquantized")
         group, bits, mode = args
         w, s, b = t[m + ".weight"], t[k], t.get(m + ".biases")
-        wf = mx.dequantize(w, s, b, group_size=group, bits=bits, mode=mode).astype(mx.float32)
+        # `mode` is passed only when it is not the default: releases before the mxfp4/nvfp4/mxfp8
+        # modes (0.28) take no `mode` keyword and dequantize affine only.
+        kw = {} if mode == "affine" else {"mode": mode}
+        try:
+            wf = mx.dequantize(w, s, b, group_size=group, bits=bits, **kw).astype(mx.float32)
+        except TypeError:
+            if kw:
+                raise _common.Refuse(f"mlx {mx.__version__} has no quantization mode {mode!r}: out of scope")
+            raise
         codes = None
         if mode == "affine":
             one, zero = mx.ones(s.shape, dtype=mx.float32), mx.zeros(s.shape, dtype=mx.float32)

@@ -93,9 +93,11 @@ class Case:
         from . import _safetensors
         import numpy as np
 
+        self.verify_pinned()  # what is decoded and what it is held to are the manifest's bytes
+
         with tempfile.TemporaryDirectory(prefix="packcheck-view-") as tmp:
             out = Path(tmp) / "view.safetensors"
-            proc = run(["unpack", str(self.input), "--out", str(out), "--profile", self.profile, "--allow-unchecked"],
+            proc = run(["unpack", "--out", str(out), "--profile", self.profile, "--allow-unchecked", "--", str(self.input)],
                        ok_codes=(0, 1, 3))
             if proc.returncode != 0 or not out.is_file():
                 raise PinMismatch(f"{self.id}: the case pins a view but packcheck unpack refused it: {proc.stderr.strip()}")
@@ -116,6 +118,27 @@ class Case:
                                        weight=weight if pin.get("weight_f32_sha256") else None)
         return views
 
+    def verify_pinned(self) -> None:
+        """Every file of the case folder, expect.json included, has the SHA-256 MANIFEST.sha256 pins
+        for it, the manifest lists no file the folder lacks, and the expect.json this Case was loaded
+        from is still those bytes. Raises PinMismatch otherwise: an edited expect.json (pins changed
+        to fit a wrong decoder) or input must not be served as the expected view."""
+        pins = _manifest(self.corpus)
+        prefix = self.id + "/"
+        want = {rel[len(prefix):]: sha for rel, sha in pins.items() if rel.startswith(prefix)}
+        have = {}
+        for p in sorted(self.dir.rglob("*")):
+            if p.is_symlink() or not p.is_file():
+                if p.is_symlink():
+                    raise PinMismatch(f"{self.id}: {p.relative_to(self.dir)} is a link, not a pinned file")
+                continue
+            have[p.relative_to(self.dir).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+        for rel in sorted(set(want) | set(have)):
+            if want.get(rel) != have.get(rel):
+                raise PinMismatch(f"{self.id}/{rel}: sha256 {have.get(rel, 'missing')} != manifest {want.get(rel, 'not pinned')}")
+        if json.loads((self.dir / "expect.json").read_bytes()) != self.expect:
+            raise PinMismatch(f"{self.id}: expect.json changed since the case was loaded")
+
     def check(self, view: Any, *, ulp: int = 0):
         """Hold a reader's output for this case to the corpus, the way `packcheck certify` does:
         see packcheck.testing.check_view."""
@@ -123,8 +146,30 @@ class Case:
         return check_view(self, view, ulp=ulp)
 
 
+def _manifest(corpus: Path) -> Dict[str, str]:
+    """MANIFEST.sha256 as {relative path: sha256}."""
+    out: Dict[str, str] = {}
+    for line in (Path(corpus) / "MANIFEST.sha256").read_text().splitlines():
+        sha, sep, rel = line.partition("  ")
+        if sep:
+            out[rel] = sha
+    return out
+
+
+def _component(s: str) -> bool:
+    """One plain path component: no separator, not empty, "." or "..", no NUL."""
+    return bool(s) and s not in (".", "..") and "/" not in s and "\\" not in s and "\0" not in s
+
+
 def _load_case(corpus: Path, family: str, name: str) -> Optional[Case]:
+    # A case id is FAMILY/NAME, two plain components: "ct//abs/path" or "../x" must not reach a
+    # folder outside the corpus, nor may a case folder that is a link leading out of it.
+    if not (_component(family) and _component(name)):
+        raise ValueError(f"{family}/{name}: a case id is FAMILY/NAME, two plain folder names")
     d = corpus / family / name
+    base = Path(corpus).resolve()
+    if d.exists() and base not in d.resolve().parents:
+        raise ValueError(f"{family}/{name}: the case folder resolves outside the corpus {base}")
     ep = d / "expect.json"
     if not ep.is_file():
         return None

@@ -97,11 +97,12 @@ def validate(*paths: PathLike, profile: str = "strict", config: Optional[PathLik
         raise ValueError("validate() needs at least one path")
     with tempfile.TemporaryDirectory(prefix="packcheck-") as tmp:
         out = Path(tmp) / "report.json"
-        args = ["validate", *map(os.fspath, paths), "--profile", profile, "--quiet", "--report", f"json:{out}"]
+        args = ["validate", "--profile", profile, "--quiet", "--report", f"json:{out}"]
         if config is not None:
-            args += ["--config", os.fspath(config)]
+            args += ["--config", os.fspath(config)]  # an option's value: never read as an option
         if hash:
             args.append("--hash")
+        args += ["--", *map(os.fspath, paths)]  # "--": a path is never read as an option
         proc = run(args, ok_codes=(0, 1, 2, 3))
         if not out.is_file():
             raise PackcheckError(f"packcheck validate wrote no report: {proc.stderr.strip()}")

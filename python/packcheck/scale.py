@@ -34,9 +34,10 @@ def validate_records(paths: Sequence[str], *, profile: str = "strict", hash: boo
                      args: Sequence[str] = (), env: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
     """One CLI run over `paths` with --jsonl: its records, in input order (what each Ray task does).
     `env` adds environment variables for the run (HF_ENDPOINT, PACKCHECK_HTTP_*)."""
-    cmd = ["validate", *map(os.fspath, paths), "--jsonl", "--quiet", "--profile", profile, "--no-progress", *args]
+    cmd = ["validate", "--jsonl", "--quiet", "--profile", profile, "--no-progress", *args]
     if hash:
         cmd.append("--hash")
+    cmd += ["--", *map(os.fspath, paths)]  # "--": a path is never read as an option (--report=json:victim)
     proc = run(cmd, ok_codes=(0, 1, 2, 3), env={**os.environ, **env} if env else None)
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     if len(records) != len(paths):
@@ -85,6 +86,24 @@ def findings_by_key(records: Iterable[Dict[str, Any]]) -> Dict[Tuple[str, str, s
             if r.get("status") in ("fail", "warn"):
                 out[(k, r.get("tensor", ""), r["rule"])] = r
     return out
+
+
+def run_tasks(func: Any, items: Sequence[Any], *, address: Optional[str] = None, num_cpus: float = 1,
+              ray_options: Optional[Dict[str, Any]] = None) -> Iterable[Any]:
+    """Run `func(item)` for every item as an independent Ray task and yield the results as they finish
+    (the reader matrix's certify runs: generators/matrix.py --address). `address` is handed to
+    ray.init ("auto", "ray://head:10001"); None starts a local Ray when none is running."""
+    try:
+        import ray
+    except ImportError as e:  # the core package never needs Ray
+        raise ImportError("packcheck.scale needs Ray: pip install 'packcheck[ray]'") from e
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    task = ray.remote(num_cpus=num_cpus, **(ray_options or {}))(func)
+    pending = [task.remote(item) for item in items]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(done[0])
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The installed package's API against its own binary and corpus (run by scripts/test-python.sh
 from outside the source tree, so `import packcheck` is the installed wheel)."""
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -53,6 +54,66 @@ def test_validate_report_dataclasses():
     assert not bad.accepted and bad.exit_code == 1 and bad.verdict == "reject"
     assert bad_case.reject_rule in {r.rule for r in bad.inputs[0].failures}
     assert packcheck.validate("/nonexistent/x.safetensors").inputs[0].verdict == "error"
+
+
+def test_a_path_is_never_an_option(tmp_path, monkeypatch):
+    """Issue 30 item 10: a checkpoint folder named like an option stays an input ("--" before paths)."""
+    import shutil
+    from packcheck import scale
+    monkeypatch.chdir(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n")
+    src = corpus.case("awq/autoawq-gemm-g32-random").input
+    evil = tmp_path / "--report=json:victim.txt"
+    shutil.copytree(src, evil)
+    rel = "--report=json:victim.txt"  # relative, exactly as an attacker-named folder arrives
+    assert packcheck.validate(rel).verdict == "pass"
+    recs = scale.validate_records([rel], hash=False)  # what each Ray task runs
+    assert len(recs) == 1 and recs[0]["verdict"] == "pass"
+    assert victim.read_text() == "keep\n"
+
+
+def _mini_corpus(tmp_path, case_id):
+    """A corpus of one case copied from the packaged one, with its MANIFEST lines."""
+    import shutil
+    root = corpus.root()
+    dst = tmp_path / "corpus"
+    shutil.copytree(root / case_id, dst / case_id)
+    lines = [l for l in (root / "MANIFEST.sha256").read_text().splitlines() if l.split("  ", 1)[1].startswith(case_id + "/")]
+    (dst / "MANIFEST.sha256").write_text("\n".join(lines) + "\n")
+    return dst
+
+
+def test_case_ids_stay_inside_the_corpus(tmp_path):
+    """Issue 30 item 12: "ct//abs/path" and friends name no case outside the corpus."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "expect.json").write_text('{"verdict": "pass"}')
+    for cid in ("ct/" + str(outside), "ct//" + str(outside).lstrip("/"), "../outside", "ct/..", "ct/../../outside"):
+        with pytest.raises((ValueError, KeyError)):
+            corpus.case(cid)
+    mini = _mini_corpus(tmp_path, "awq/autoawq-gemm-g32-random")
+    (mini / "awq" / "escape").symlink_to(outside)
+    with pytest.raises(ValueError):
+        corpus.case("awq/escape", corpus=mini)
+
+
+def test_expected_view_is_held_to_the_manifest(tmp_path):
+    """Issue 30 item 12: an edited expect.json or input is never served as the expected view."""
+    cid = "awq/autoawq-gemm-g32-random"
+    mini = _mini_corpus(tmp_path, cid)
+    assert corpus.case(cid, corpus=mini).expected_view()
+    ep = mini / cid / "expect.json"
+    e = json.loads(ep.read_text())
+    e["source"] += " (edited)"
+    ep.write_text(json.dumps(e))
+    with pytest.raises(corpus.PinMismatch):
+        corpus.case(cid, corpus=mini).expected_view()
+    mini2 = _mini_corpus(tmp_path / "2", cid)
+    c = corpus.case(cid, corpus=mini2)
+    (mini2 / cid / "stray.txt").write_text("not pinned")
+    with pytest.raises(corpus.PinMismatch):
+        c.expected_view()
 
 
 def test_cases_filters():

@@ -110,7 +110,10 @@ DECODE = {
 for _t, _e, _b, _n, _at in (("q8_0", 32, 34, 1, 0), ("q4_k", 256, 144, 2, 0), ("q6_k", 256, 210, 1, 208),
                             ("q5_k", 256, 176, 2, 0), ("iq4_xs", 256, 136, 1, 0), ("mxfp4", 32, 17, 0, 0),
                             ("q4_1", 32, 20, 2, 0), ("q5_0", 32, 22, 1, 0), ("q2_k", 256, 84, 2, 80),
-                            ("q3_k", 256, 110, 1, 108), ("iq4_nl", 32, 18, 1, 0)):
+                            ("q3_k", 256, 110, 1, 108), ("iq4_nl", 32, 18, 1, 0),
+                            ("iq2_xxs", 256, 66, 1, 0), ("iq2_xs", 256, 74, 1, 0), ("iq2_s", 256, 82, 1, 0),
+                            ("iq3_xxs", 256, 98, 1, 0), ("iq3_s", 256, 110, 1, 0), ("iq1_s", 256, 50, 1, 0),
+                            ("iq1_m", 256, 56, 0, 0), ("tq1_0", 256, 54, 1, 52), ("tq2_0", 256, 66, 1, 64)):
     DECODE[_t + "-f32"] = (_t + "-f32", make_gguf_blocks(_e, _b, _n, _at, e8m0=_t == "mxfp4"),
                            [("ggml", "ggml to_float")], 4, ["4096x4096"])
 
@@ -154,7 +157,10 @@ def run_decode(args, workers, versions, ncpu):
             inp = os.path.join(args.tmp, "%s-%s.bin" % (tname, sname))
             make(inp, rows, cols)
             out_bytes = rows * cols * ebytes
+            in_bytes = os.path.getsize(inp)  # every contender reads all of its input
             contenders = [("packcheck", "packcheck", "pc")] + [(w, p, w) for w, p in peers if w in workers]
+            if "pc-reused" in workers:  # the reused-buffer figure, beside and labelled, never ranked
+                contenders.insert(1, ("packcheck", REUSED, "pc-reused"))
             # identity first: every contender's output against packcheck's
             ref = None
             status = {}
@@ -190,7 +196,8 @@ def run_decode(args, workers, versions, ncpu):
                         # all threads: wall seconds (the parallel speed-up is the point)
                         s = cpu[(n, p)] if threads == 1 else t
                         rows_out.append({"name": p, "threads": threads, "seconds": t, "cpu_seconds": cpu[(n, p)],
-                                         "clock": "cpu" if threads == 1 else "wall",
+                                         "clock": "cpu" if threads == 1 else "wall", "bytes_read": in_bytes,
+                                         "footing": "reused-buffer" if p == REUSED else "equal",
                                          "gbps": out_bytes / median(s) / 1e9,
                                          "gbps_wall": out_bytes / median(t) / 1e9,
                                          "min_max_gbps": [out_bytes / max(s) / 1e9, out_bytes / min(s) / 1e9]})
@@ -202,6 +209,9 @@ def run_decode(args, workers, versions, ncpu):
 
 
 SINGLE_THREADED = {"gguf-py"}  # numpy element-wise code: one thread whatever the machine has
+# packcheck decoding into one output buffer faulted in once outside the timing and reused: a figure
+# no loader gets (a loader allocates each tensor's result), reported beside the equal-footing row
+REUSED = "packcheck (reused buffer)"
 
 
 def req(w, peer, kernel, inp, rows, cols, threads):
@@ -211,8 +221,10 @@ def req(w, peer, kernel, inp, rows, cols, threads):
 
 
 def finish_task(name, rows, versions, status, extra):
+    """Ratios come from equal-footing rows only; a reused-buffer row goes to "beside"."""
     pc = [r for r in rows if r["name"] == "packcheck"]
-    peers = [r for r in rows if r["name"] != "packcheck"]
+    beside = [r for r in rows if r.get("footing", "equal") != "equal"]
+    peers = [r for r in rows if r["name"] != "packcheck" and r.get("footing", "equal") == "equal"]
     wall = lambda r: r.get("gbps_wall", r["gbps"])  # noqa: E731
     pc1 = next((r["gbps"] for r in pc if r["threads"] == 1), None)
     pcn = wall(max(pc, key=lambda r: r["threads"])) if pc else None  # packcheck on every core
@@ -222,12 +234,24 @@ def finish_task(name, rows, versions, status, extra):
          "packcheck_gbps_all": pcn,
          "peers": [{"name": r["name"], "version": versions.get(r["name"], "?"), "threads": r["threads"],
                     "gbps": r["gbps"], "gbps_wall": wall(r), "clock": r.get("clock", "wall"),
-                    "min_max_gbps": r["min_max_gbps"]} for r in peers],
+                    "min_max_gbps": r["min_max_gbps"], "footing": "equal", "bytes_read": r.get("bytes_read")} for r in peers],
+         "beside": [{"name": r["name"], "threads": r["threads"], "gbps": r["gbps"], "clock": r.get("clock", "wall"),
+                     "min_max_gbps": r["min_max_gbps"], "footing": r["footing"], "bytes_read": r.get("bytes_read")} for r in beside],
          "ratio_vs_fastest_peer_1t": pc1 / p1 if pc1 and p1 else None,
          "ratio_vs_fastest_peer_all": pcn / pn if pcn and pn else None,
          "packcheck_rows": [{"threads": r["threads"], "gbps": r["gbps"], "gbps_wall": wall(r), "clock": r.get("clock", "wall"),
-                             "min_max_gbps": r["min_max_gbps"]} for r in pc],
+                             "min_max_gbps": r["min_max_gbps"], "footing": "equal", "bytes_read": r.get("bytes_read")} for r in pc],
          "not_ranked": {("%s" % p): s for (n, p), s in status.items() if s != "ok"}}
+    # bytes each side read (the largest of its rows: a tool reads the same bytes at any thread count)
+    t["bytes_read"] = {}
+    for r in pc + peers:
+        if r.get("bytes_read") is not None:
+            t["bytes_read"][r["name"]] = max(t["bytes_read"].get(r["name"], 0), r["bytes_read"])
+    # "equal": every ranked side allocates its output inside its timing (decode) or runs as a whole
+    # process (checkpoint, header), and every side read the same bytes (within 1 %); otherwise the
+    # task says which bytes each side read and its ratio is per byte of the input, not like for like
+    br = list(t["bytes_read"].values())
+    t["footing"] = "equal" if not br or max(br) <= min(br) * 1.01 else "unequal-bytes-read"
     t.update(extra)
     return t
 
@@ -260,13 +284,30 @@ def run_proc(argv, env=None):
 TMP_RSS = ["/tmp"]
 
 
+def bytes_read(argv, env):
+    """Bytes the process and its children got from read()/pread() (Linux rchar, summed over the
+    reaped children by the shell), from one untimed run. mmap'd reads are not counted; Python
+    peers also count their own module files (a few MB)."""
+    io = os.path.join(TMP_RSS[0], "io.%d" % os.getpid())
+    rc = subprocess.run(["sh", "-c", '"$@" >/dev/null 2>&1; r=$?; cat /proc/$$/io > "$0"; exit $r', io] + argv,
+                        env=env).returncode
+    n = None
+    with open(io) as fh:
+        for line in fh:
+            if line.startswith("rchar:"):
+                n = int(line.split()[1])
+    os.unlink(io)
+    return n, rc
+
+
 def proc_task(name, nbytes, contenders, reps, versions, extra, ok_codes=(0,)):
     """contenders: [(name, threads, argv, env)]; the first is packcheck."""
     times = {i: [] for i in range(len(contenders))}
     rss = {i: 0 for i in range(len(contenders))}
+    nread = {}
     bad = {}
-    for i, (n, th, argv, env) in enumerate(contenders):  # warm-up (also the page cache)
-        _, _, rc = run_proc(argv, env)
+    for i, (n, th, argv, env) in enumerate(contenders):  # warm-up (also the page cache), bytes read
+        nread[i], rc = bytes_read(argv, env)
         if rc not in ok_codes:
             bad[i] = "exit %d" % rc
     live = [i for i in range(len(contenders)) if i not in bad]
@@ -281,12 +322,12 @@ def proc_task(name, nbytes, contenders, reps, versions, extra, ok_codes=(0,)):
     for i in live:
         n, th, argv, env = contenders[i]
         t = times[i]
-        rows.append({"name": n, "threads": th, "seconds": t, "gbps": nbytes / median(t) / 1e9,
+        rows.append({"name": n, "threads": th, "seconds": t, "gbps": nbytes / median(t) / 1e9, "bytes_read": nread[i],
                      "min_max_gbps": [nbytes / max(t) / 1e9, nbytes / min(t) / 1e9],
                      "median_s": median(t), "peak_rss_mb": rss[i] / 1e6})
     status = {(contenders[i][0], contenders[i][0]): s for i, s in bad.items()}
     t = finish_task(name, rows, versions, status, extra)
-    t["rows"] = [{k: r[k] for k in ("name", "threads", "median_s", "gbps", "peak_rss_mb")} for r in rows]
+    t["rows"] = [{k: r[k] for k in ("name", "threads", "median_s", "gbps", "peak_rss_mb", "bytes_read")} for r in rows]
     print(summary_line(t), flush=True)
     return t
 
@@ -463,15 +504,29 @@ def write_md(path, doc):
          "Ratio = packcheck's GB/s / the fastest peer's GB/s (> 1: packcheck faster). `1t`: everyone on "
          "one thread; `all`: packcheck on every core against each peer's best row (a single-threaded "
          "tool counts as it is).", "",
-         "| task | packcheck 1t GB/s | packcheck all GB/s | peers (threads: GB/s) | ratio 1t | ratio all |",
-         "|---|---|---|---|---|---|"]
+         "Footing: **equal** = every side allocates its output inside its timing (decode: packcheck's "
+         "result buffer is allocated and first touched inside the timed call, as numpy, torch and the ggml "
+         "harness do) and reads the same input bytes; only equal-footing rows are ranked. `unequal-bytes-read`: "
+         "the sides read different bytes (column `bytes read`: Linux rchar of the process and its children, "
+         "mmap'd reads not counted), so the ratio is per byte of the checkpoint, not like for like. "
+         "`packcheck reused buffer` decodes into one output buffer faulted in once outside the timing: a "
+         "lower bound no loader gets, shown beside, never ranked.", ""]
+    if doc.get("left_out"):
+        L += ["Left out of this run: " + doc["left_out"], ""]
+    L += ["| task | footing | bytes read (packcheck / peers) | packcheck 1t GB/s | packcheck all GB/s | peers (threads: GB/s) | ratio 1t | ratio all | packcheck reused buffer 1t GB/s (not ranked) |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for t in doc["tasks"]:
         peers = "; ".join("%s %s (%dt): %s" % (p["name"], p["version"].split(" ")[0], p["threads"], f(p["gbps"], 3))
                           for p in t["peers"])
         if t.get("not_ranked"):
             peers += "; not ranked: " + "; ".join("%s (%s)" % kv for kv in t["not_ranked"].items())
-        L.append("| %s | %s | %s | %s | %s | %s |" % (t["task"], f(t["packcheck_gbps"]), f(t["packcheck_gbps_all"]),
-                                                     peers, f(t["ratio_vs_fastest_peer_1t"]), f(t["ratio_vs_fastest_peer_all"])))
+        br = t.get("bytes_read", {})
+        mb = lambda n: "-" if n is None else ("%.1f MB" % (n / 1e6) if n >= 1e5 else "%d B" % n)  # noqa: E731
+        reads = "%s / %s" % (mb(br.get("packcheck")), ", ".join("%s %s" % (k, mb(v)) for k, v in br.items() if k != "packcheck") or "-")
+        reused = next((r["gbps"] for r in t.get("beside", []) if r["threads"] == 1), None)
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            t["task"], t.get("footing", "?"), reads, f(t["packcheck_gbps"]), f(t["packcheck_gbps_all"]),
+            peers, f(t["ratio_vs_fastest_peer_1t"]), f(t["ratio_vs_fastest_peer_all"]), f(reused)))
     L += [""] + ["- %s: %s" % (t["task"], t["note"]) for t in doc["tasks"] if t.get("note")]
     L += ["", "Versions: " + "; ".join("%s %s" % kv for kv in sorted(doc["versions"].items())), ""]
     for t in doc["tasks"]:
@@ -510,13 +565,18 @@ def main():
     ap.add_argument("--scale-sizes", nargs="*", default=["1G", "2G"])
     ap.add_argument("--scale-tensors", nargs="*", type=int, default=[1000, 10000, 100000, 150000, 1000000])
     ap.add_argument("--skip", nargs="*", default=[], choices=["decode", "checkpoint", "headers", "scaling"])
+    ap.add_argument("--left-out", default="", help="what this run leaves out and why (recorded in the reports)")
     args = ap.parse_args()
     args.python = sys.executable
     os.makedirs(args.tmp, exist_ok=True)
     TMP_RSS[0] = args.tmp
     ncpu = os.cpu_count()
-    doc = {"machine": machine(), "load_start": "%.2f %.2f %.2f" % os.getloadavg(), "reps": args.reps, "tasks": []}
+    doc = {"machine": machine(), "load_start": "%.2f %.2f %.2f" % os.getloadavg(), "reps": args.reps, "tasks": [],
+           "method": "footing equal: both sides allocate their output inside the timing; bytes_read per side "
+                     "(decode: the input file, read whole by every side; processes: Linux rchar)",
+           "left_out": args.left_out}
     workers = {"pc": Worker([os.path.join(args.build, "packcheck-peer-decode")]),
+               "pc-reused": Worker([os.path.join(args.build, "packcheck-peer-decode"), "--reuse"]),
                "py": Worker([sys.executable, os.path.join(HERE, "py_worker.py")])}
     if args.ggml_worker:
         workers["ggml"] = Worker([args.ggml_worker])

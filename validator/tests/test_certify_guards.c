@@ -6,9 +6,14 @@
 #include "harness/case_copy.h"
 #include "harness/logscan.h"
 #include "harness/reaper.h"
+#include "harness/tree_remove.h"
 #include "testlib.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -113,6 +118,35 @@ static void test_reaper(void)
     CHECK(pc_reaper_sweep(NULL, 0) == 0, "nothing left");
 }
 
+/* Issue 30 item 5: a reader's folders nested past PATH_MAX (and closed to 000) are removed, walked
+ * by descriptor; nftw by full path gave up on them and the work folder stayed. */
+static void test_tree_remove(const char *dir)
+{
+    char root[600];
+    snprintf(root, sizeof root, "%s/deep", dir);
+    CHECK(mkdir(root, 0700) == 0, "mkdir deep");
+    int fd = open(root, O_RDONLY | O_DIRECTORY);
+    const char *name = "a-folder-name-of-forty-bytes-0123456789";
+    size_t depth = 2 * PATH_MAX / strlen(name) + 10, made = 0;
+    for (size_t i = 0; i < depth && fd >= 0; i++, made++) {
+        int f = openat(fd, "file", O_WRONLY | O_CREAT, 0000);
+        if (f >= 0) close(f);
+        if (mkdirat(fd, name, 0700)) break;
+        int sub = openat(fd, name, O_RDONLY | O_DIRECTORY);
+        if (i % 7 == 3) fchmod(fd, 0000); /* a reader closed some of them */
+        close(fd);
+        fd = sub;
+    }
+    if (fd >= 0) close(fd);
+    CHECK(made == depth, "built %zu of %zu levels", made, depth);
+    char why[300];
+    long left = pc_tree_remove(root, why, sizeof why);
+    struct stat sb;
+    CHECK(left == 0, "everything removed (%ld left: %s)", left, why);
+    CHECK(lstat(root, &sb) != 0 && errno == ENOENT, "the tree is gone");
+    CHECK(pc_tree_remove(root, why, sizeof why) == 0, "an absent tree is nothing to remove");
+}
+
 int main(void)
 {
     char dir[512];
@@ -121,6 +155,8 @@ int main(void)
     test_bounded(dir);
     test_copy(dir);
     test_reaper();
-    pc_tree_remove(dir);
+    test_tree_remove(dir);
+    char why[300];
+    pc_tree_remove(dir, why, sizeof why);
     return test_finish();
 }

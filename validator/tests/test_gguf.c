@@ -241,6 +241,15 @@ static void table(void)
     expect("ne product wraps", tensor_file("x", 2, wrap, 0, 0, 32), "GGUF-021");
     expect("type 4", tensor_file("x", 2, ne32, 4, 0, 32), "GGUF-022");
     expect("type 43", tensor_file("x", 2, ne32, 43, 0, 32), "GGUF-022");
+    uint64_t ne64[2] = {64, 1}, ne128[2] = {128, 1};
+    expect("type 142 (PrismML PQ2_0, fork-only)", tensor_file("x", 2, ne128, 142, 0, 34), "GGUF-039");
+    expect("type 143 (PrismML PTQ1_0, fork-only)", tensor_file("x", 2, ne128, 143, 0, 28), "GGUF-039");
+    expect("type 144 (no fork known)", tensor_file("x", 2, ne128, 144, 0, 34), "GGUF-022");
+    expect("type 42 at group 128 (PrismML prism-v5 legacy Q2_0)", tensor_file("x", 2, ne128, 42, 0, 34), "GGUF-040");
+    expect("type 40 at group 32 (PrismML early Q1_0)", tensor_file("x", 2, ne32, 40, 0, 6), "GGUF-040");
+    expect("type 42 at group 64 (upstream Q2_0)", tensor_file("x", 2, ne64, 42, 0, 18), NULL);
+    expect("type 41 (upstream Q1_0, the fork's Q1_0_G128 layout)", tensor_file("x", 2, ne128, 41, 0, 18), NULL);
+    expect("type 40 (upstream NVFP4)", tensor_file("x", 2, ne64, 40, 0, 36), NULL);
     expect("Q4_0 ne0 33", tensor_file("x", 2, ne33, 2, 0, 32), "GGUF-023");
     expect("F32 ne0 2^62", tensor_file("x", 1, big62, 0, 0, 32), "GGUF-024");
     expect("PAD wrap (#26978)", tensor_file("x", 4, padwrap, 0, 0, 32), "GGUF-024");

@@ -606,7 +606,8 @@ static void test_shards(void)
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}}", "pass"},
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\"", "ST-030"},
         {"[]", "ST-030"},
-        {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"a\":\"s2.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}}", "ST-030"},
+        /* a tensor mapped twice: CFG-032 (the key path and both offsets) first, then ST-030 */
+        {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"a\":\"s2.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}}", "CFG-032"},
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}} x", "ST-030"},
         {"\xef\xbb\xbf{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\",\"c\":\"s2.safetensors\"}}", "ST-030"},
         {"{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":[\"s2.safetensors\"]}}", "ST-030"},

@@ -18,10 +18,42 @@ static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--case ID]... [--name NAME]\n"
     "                         [--workdir DIR] [--corpus-digest HEX] [--reader-user USER] [--eval-timeout S] [--report FMT:PATH]...\n"
-    "                         [--container-only]\n"
+    "                         [--container-only] [--isolation auto|landlock|namespace|none] [--reader-path DIR]...\n"
+    "                         [--reader-env NAME[=VALUE]]... [--fsize-limit MB]\n"
     "       packcheck certify --combine REPORT.json... [--readers META.json] [--report FMT:PATH]...\n"
     "       packcheck certify --check-matrix MATRIX.json\n"
     "       packcheck certify --render REPORT.json [--expect-fail FILE] [--report FMT:PATH]...";
+
+/* ASan and TSan reserve terabytes of shadow address space: under an address-space cap this build's
+ * own readers (the self-test runs packcheck itself as a reader) could not start. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PC_SANITIZER_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PC_SANITIZER_BUILD 1
+#endif
+#endif
+static unsigned long default_mem_mb(void)
+{
+#ifdef PC_SANITIZER_BUILD
+    return 0;
+#else
+    return PC_CERTIFY_MEM_LIMIT_MB;
+#endif
+}
+
+/* certify's command line names the corpus: once the options are copied, the arguments are blanked,
+ * so /proc/<certify>/cmdline tells a reader nothing (its environment is not readable to a reader:
+ * another user, or outside its Landlock domain). */
+static char **hide_arguments(int argc, char **argv)
+{
+    char **copy = calloc((size_t)argc + 1, sizeof *copy);
+    if (!copy) return NULL;
+    for (int i = 0; i < argc; i++)
+        if (!(copy[i] = pc_strdup(argv[i]))) { while (i--) free(copy[i]); free(copy); return NULL; }
+    for (int i = 1; i < argc; i++) memset(argv[i], 0, strlen(argv[i]));
+    return copy;
+}
 
 static void help(void)
 {
@@ -46,6 +78,17 @@ static void help(void)
            "--reader-user USER   as root, run readers as USER (default nobody; root keeps root): a reader can then\n"
            "                     neither signal certify nor write the corpus or the reports\n"
            "--eval-timeout S     bound on judging one case's output (default 60)\n"
+           "--isolation MODE     what confines a reader to its own case copy, output folder, private TMPDIR/HOME\n"
+           "                     and the system folders (README, certify): landlock (Linux >= 5.13), namespace\n"
+           "                     (root), none; auto (default) takes the first the system offers\n"
+           "--reader-path DIR    more read-only places for the reader (its runtime, a venv); repeatable. The files\n"
+           "                     the template names and their folders are readable already\n"
+           "--reader-env NAME    pass certify's NAME (or NAME=VALUE) to readers; repeatable. Readers get only PATH,\n"
+           "                     HOME and TMPDIR (their own folders), LANG=C and these\n"
+           "--mem-limit MB       address-space limit per reader (default %lu%s; 0 = none)\n"
+           "--fsize-limit MB     largest file a reader may write (default %lu; 0 = none)\n"
+           "--workdir DIR        make the readers' folders in a fresh subfolder of DIR and keep it (default: one\n"
+           "                     in $TMPDIR, removed); DIR itself is never changed\n"
            "--combine R.json...  merge certify JSON reports of several readers into one matrix (results table,\n"
            "                     kill matrix, pruned case x reader matrix)\n"
            "--render R.json      write the other report formats of a saved certify JSON report; with\n"
@@ -61,7 +104,8 @@ static void help(void)
            "a copy it changed is the outcome tampered, which fails the run. Progress goes to stderr.\n\n"
            "Exit 0 certified (or a clean --only run: verdict PARTIAL, not a certificate), 1 not certified,\n"
            "2 harness error (usage, corpus pins broken, unreadable files, no case run).\n",
-           USAGE);
+           USAGE, default_mem_mb(), default_mem_mb() ? "" : ": a sanitizer build, whose readers reserve terabytes of address space",
+           PC_CERTIFY_FSIZE_LIMIT_MB);
 }
 
 static int combine(int argc, char **argv, int i, bool render, cli_reports *given)
@@ -120,43 +164,6 @@ static int reports_writable(const cli_reports *r)
     return 0;
 }
 
-/* A report appears whole or not at all: written to a temporary file beside it, fsync-ed, renamed.
- * (A minimal helper of certify's own; the shared core/atomic_file.c of issue 12 item 8 replaces it.) */
-static int write_atomic(const char *path, const char *text)
-{
-    char *tmp = pc_asprintf("%s.tmp-XXXXXX", path);
-    int fd = tmp ? mkstemp(tmp) : -1;
-    if (fd < 0) { free(tmp); return -1; }
-    size_t n = strlen(text);
-    int rc = 0;
-    for (size_t off = 0; off < n && !rc;) {
-        ssize_t k = write(fd, text + off, n - off);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) rc = -1; else off += (size_t)k;
-    }
-    if (!rc && write(fd, "\n", 1) != 1) rc = -1;
-    if (!rc && fchmod(fd, 0644)) rc = -1;
-    if (!rc && fsync(fd)) rc = -1;
-    if (close(fd)) rc = -1;
-    if (!rc && rename(tmp, path)) rc = -1;
-    if (rc) unlink(tmp);
-    free(tmp);
-    return rc;
-}
-
-static int reports_write_atomic(const cli_reports *r, const cJSON *doc)
-{
-    int rc = 0;
-    for (int i = 0; i < r->n; i++) {
-        const char *f = r->fmt[i];
-        if (!strcmp(r->path[i], "-")) { rc |= pc_report_write(doc, f, "-") ? -1 : 0; continue; }
-        char *text = !strcmp(f, "json") ? cJSON_Print(doc) : !strcmp(f, "junit") ? pc_report_junit(doc) : !strcmp(f, "md") ? pc_report_markdown(doc) : pc_report_html(doc);
-        if (!text || write_atomic(r->path[i], text)) { fprintf(stderr, "packcheck: cannot write %s report to %s\n", f, r->path[i]); rc = -1; }
-        free(text);
-    }
-    return rc;
-}
-
 static int parse_number(const char *s, double lo, double hi, double *out)
 {
     char *end;
@@ -166,9 +173,22 @@ static int parse_number(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+static int certify_main(int argc, char **argv);
+
 int cmd_certify(int argc, char **argv)
 {
-    pc_certify_opts o = {.corpus = NULL, .timeout_s = 10, .jobs = 2, .log = stdout, .progress = stderr, .eval_timeout_s = 60};
+    char **args = hide_arguments(argc, argv);
+    if (!args) return PC_EXIT_ERROR;
+    int rc = certify_main(argc, args);
+    for (int i = 0; i < argc; i++) free(args[i]);
+    free(args);
+    return rc;
+}
+
+static int certify_main(int argc, char **argv)
+{
+    pc_certify_opts o = {.corpus = NULL, .timeout_s = 10, .jobs = 2, .log = stdout, .progress = stderr, .eval_timeout_s = 60,
+                         .mem_limit_mb = default_mem_mb(), .fsize_limit_mb = PC_CERTIFY_FSIZE_LIMIT_MB};
     cli_reports reps = {0};
     int rc = PC_EXIT_ERROR;
     const char *v;
@@ -210,8 +230,19 @@ int cmd_certify(int argc, char **argv)
             if (parse_number(v, 1, 64, &d) || d != (int)d) { rc = cli_usage(USAGE, "--jobs wants 1..64"); goto out; }
             o.jobs = (int)d;
         } else if ((v = cli_value(argc, argv, &i, "--mem-limit"))) {
-            if (parse_number(v, 16, 1 << 22, &d)) { rc = cli_usage(USAGE, "--mem-limit wants MiB (16..4194304)"); goto out; }
+            if (parse_number(v, 0, 1 << 22, &d) || (d && d < 16)) { rc = cli_usage(USAGE, "--mem-limit wants MiB (0 or 16..4194304)"); goto out; }
             o.mem_limit_mb = (unsigned long)d;
+        } else if ((v = cli_value(argc, argv, &i, "--fsize-limit"))) {
+            if (parse_number(v, 0, 1 << 30, &d)) { rc = cli_usage(USAGE, "--fsize-limit wants MiB (0..1073741824)"); goto out; }
+            o.fsize_limit_mb = (unsigned long)d;
+        } else if ((v = cli_value(argc, argv, &i, "--isolation"))) {
+            if (pc_isolation_parse(v, &o.isolation)) { rc = cli_usage(USAGE, "--isolation wants auto, landlock, namespace or none"); goto out; }
+        } else if ((v = cli_value(argc, argv, &i, "--reader-path"))) {
+            if (o.nreader_paths == PC_CERTIFY_MAX_LIST) { rc = cli_usage(USAGE, "at most %d --reader-path", PC_CERTIFY_MAX_LIST); goto out; }
+            o.reader_paths[o.nreader_paths++] = v;
+        } else if ((v = cli_value(argc, argv, &i, "--reader-env"))) {
+            if (o.nreader_env == PC_CERTIFY_MAX_LIST || !*v || *v == '=') { rc = cli_usage(USAGE, "--reader-env wants NAME or NAME=VALUE (at most %d)", PC_CERTIFY_MAX_LIST); goto out; }
+            o.reader_env[o.nreader_env++] = v;
         } else if ((v = cli_value(argc, argv, &i, "--only"))) {
             if (o.nonly == PC_CERTIFY_MAX_ONLY) { rc = cli_usage(USAGE, "at most %d --only", PC_CERTIFY_MAX_ONLY); goto out; }
             o.only[o.nonly++] = v;
@@ -232,12 +263,14 @@ int cmd_certify(int argc, char **argv)
     if (o.update_expect && o.nonly) { rc = cli_usage(USAGE, "--update-expect refuses a partial run (--only): the list is rewritten from every case"); goto out; }
     if (!(o.corpus = cli_corpus_or_complain(o.corpus))) goto out;
     if (reports_writable(&reps)) { rc = PC_EXIT_ERROR; goto out; }
+    const char *cert_inputs[2] = {o.corpus, o.expect_fail}; /* no report over or inside them (issue 30) */
+    if (cli_reports_check_inputs(&reps, cert_inputs, 2)) { rc = PC_EXIT_ERROR; goto out; }
     if (cli_reports_use_stdout(&reps)) o.log = stderr; /* stdout carries the report */
     int code;
     cJSON *doc = pc_certify_run(&o, &code);
     if (!doc) { rc = PC_EXIT_ERROR; goto out; }
     /* Every reader and everything it started is dead by now (harness/reaper.h). */
-    rc = reports_write_atomic(&reps, doc) ? PC_EXIT_ERROR : code;
+    rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : code; /* core/atomic_file.c: whole or not at all */
     cJSON_Delete(doc);
 out:
     cli_reports_free(&reps);

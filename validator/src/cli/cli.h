@@ -15,6 +15,7 @@ int cmd_corpus(int argc, char **argv);
 int cmd_certify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_equiv(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 
 /* --report FMT:PATH, repeatable. */
@@ -24,6 +25,10 @@ int cli_report_add(cli_reports *r, const char *spec);      /* -1: usage error, p
 int cli_reports_write(const cli_reports *r, const cJSON *doc); /* -1: a report could not be written */
 void cli_reports_free(cli_reports *r);
 bool cli_reports_use_stdout(const cli_reports *r);           /* a --report FMT:- is given */
+/* An output path that is an input, a file an input reads, or inside an input folder (core/out_path.h):
+ * -1 after saying so on stderr (the caller exits 2 before any work), else 0. */
+int cli_out_check(const char *opt, const char *out, const char *const *inputs, size_t n);
+int cli_reports_check_inputs(const cli_reports *r, const char *const *inputs, size_t n);
 /* The exit code of a validated input's verdict ("pass", "unchecked", "reject", "error"). */
 int cli_verdict_exit(const char *verdict, bool allow_unchecked);
 

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "../core/atomic_file.h"
+#include "../core/out_path.h"
 #include "../report/report.h"
 
 #include <stdarg.h>
@@ -59,6 +60,21 @@ int cli_reports_write(const cli_reports *r, const cJSON *doc)
         }
     }
     return rc;
+}
+
+int cli_out_check(const char *opt, const char *out, const char *const *inputs, size_t n)
+{
+    char why[1024];
+    if (!pc_out_path_check(out, inputs, n, why, sizeof why)) return 0;
+    fprintf(stderr, "packcheck: %s %s: refusing to write over or inside an input (%s)\n", opt, out, why);
+    return -1;
+}
+
+int cli_reports_check_inputs(const cli_reports *r, const char *const *inputs, size_t n)
+{
+    for (int i = 0; i < r->n; i++)
+        if (cli_out_check("--report", r->path[i], inputs, n)) return -1;
+    return 0;
 }
 
 bool cli_reports_use_stdout(const cli_reports *r)

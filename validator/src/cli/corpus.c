@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *USAGE = "packcheck corpus [DIR] [--report FMT:PATH]...\n       packcheck corpus --version [DIR]";
+static const char *USAGE = "packcheck corpus [--report FMT:PATH]... [--] [DIR]\n       packcheck corpus --version [DIR]";
 
 /* --version: which corpus this is, without running it (pins are checked by a run). */
 static int print_version(const char *dir)
@@ -26,8 +26,14 @@ int cmd_corpus(int argc, char **argv)
     const char *dir = NULL, *v;
     cli_reports reps = {0};
     int rc = PC_EXIT_ERROR;
-    bool version = false;
+    bool version = false, paths_only = false; /* after "--": DIR, even one starting with '-' */
     for (int i = 1; i < argc; i++) {
+        if (!paths_only && !strcmp(argv[i], "--")) { paths_only = true; continue; }
+        if (paths_only) {
+            if (dir) { rc = cli_usage(USAGE, "one DIR only"); goto out; }
+            dir = argv[i];
+            continue;
+        }
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nRun a corpus (DIR/<family>/<case>/expect.json + DIR/MANIFEST.sha256; default: the bundled\n"
                    "fixtures/): verify every pin, every case's verdict, rule and logical-view hashes, and the fast\n"
@@ -53,6 +59,7 @@ int cmd_corpus(int argc, char **argv)
     }
     int failed = 0;
     if (!(dir = cli_corpus_or_complain(dir))) goto out;
+    if (cli_reports_check_inputs(&reps, &dir, 1)) goto out; /* a report inside the corpus changes it */
     if (version) { rc = print_version(dir); goto out; }
     cJSON *doc = pc_corpus_run(dir, stdout, &failed);
     if (!doc) { fprintf(stderr, "packcheck: %s is not a corpus\n", dir); goto out; }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *USAGE = "packcheck equiv SOURCE TARGET [--tolerance exact|ulp:N|abs:X|rel:X] [--profile strict|compat] [--report FMT:PATH]... [--quiet]";
+static const char *USAGE = "packcheck equiv [OPTIONS] [--] SOURCE TARGET [--tolerance exact|ulp:N|abs:X|rel:X] [--profile strict|compat] [--report FMT:PATH]... [--quiet]";
 
 static int help(void)
 {
@@ -58,7 +58,14 @@ int cmd_equiv(int argc, char **argv)
     pc_profile profile = PC_PROFILE_STRICT;
     bool quiet = false;
     cli_reports reps = {0};
+    bool paths_only = false; /* after "--": SOURCE and TARGET, even ones starting with '-' */
     for (int i = 1; i < argc; i++) {
+        if (!paths_only && !strcmp(argv[i], "--")) { paths_only = true; continue; }
+        if (paths_only) {
+            if (npaths == 2) { rc = cli_usage(USAGE, "two inputs only: SOURCE and TARGET"); goto out; }
+            paths[npaths++] = argv[i];
+            continue;
+        }
         if (cli_is_help(argv[i])) { rc = help(); goto out; }
         else if ((v = cli_value(argc, argv, &i, "--tolerance"))) {
             if (pc_tolerance_parse(v, &tol)) { rc = cli_usage(USAGE, "--tolerance wants exact, ulp:N, abs:X or rel:X; got \"%s\"", v); goto out; }
@@ -81,6 +88,7 @@ int cmd_equiv(int argc, char **argv)
         }
     }
     if (npaths != 2) { rc = cli_usage(USAGE, "SOURCE and TARGET are required"); goto out; }
+    if (cli_reports_check_inputs(&reps, paths, 2)) goto out;
     int verdict;
     cJSON *doc = pc_equiv_run(paths[0], paths[1], &tol, profile, &verdict);
     if (!doc) { fprintf(stderr, "packcheck: equiv: out of memory\n"); goto out; }

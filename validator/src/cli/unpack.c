@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *USAGE = "packcheck unpack INPUT --out FILE.safetensors [--config FILE] [--profile strict|compat] [--allow-unchecked]";
+static const char *USAGE = "packcheck unpack [--] INPUT --out FILE.safetensors [--config FILE] [--profile strict|compat] [--allow-unchecked]";
 
 /* What was not decoded, on stderr: the first few tensors, then a count. */
 static void say_skipped(const char *input, const pc_accounting *a)
@@ -31,7 +31,14 @@ int cmd_unpack(int argc, char **argv)
     const char *input = NULL, *out = NULL, *config = NULL, *v;
     bool allow_unchecked = false;
     pc_profile profile = PC_PROFILE_STRICT;
+    bool paths_only = false; /* after "--": the INPUT, even one starting with '-' */
     for (int i = 1; i < argc; i++) {
+        if (paths_only || !strcmp(argv[i], "--")) {
+            if (!paths_only) { paths_only = true; continue; }
+            if (input) return cli_usage(USAGE, "one INPUT only");
+            input = argv[i];
+            continue;
+        }
         if (cli_is_help(argv[i])) {
             printf("usage: %s\n\nWrite the logical view (CONTRACT section 3) of every quantized weight: M.codes (U8)\n"
                    "and M.weight (F32), shape [out, in] (or [E, out, in]), in name order. Exit 1 and no\n"
@@ -58,10 +65,8 @@ int cmd_unpack(int argc, char **argv)
      * only on success, so a rejected input or a failure leaves whatever was there untouched. */
     const char *why;
     if (pc_afile_check(out, &why)) { fprintf(stderr, "packcheck: --out %s %s\n", out, why); return PC_EXIT_ERROR; }
-    if (pc_afile_same(out, input) || (config && pc_afile_same(out, config))) {
-        fprintf(stderr, "packcheck: --out %s is an input: refusing to overwrite it\n", out);
-        return PC_EXIT_ERROR;
-    }
+    const char *ins[2] = {input, config};
+    if (cli_out_check("--out", out, ins, 2)) return PC_EXIT_ERROR; /* an input, a file it reads, or inside its folder */
     pc_ctx cx;
     if (pc_ctx_init(&cx, profile)) return PC_EXIT_ERROR;
     pc_input *in = pc_input_open(input, config, &cx);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char *USAGE = "packcheck validate INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... "
+static const char *USAGE = "packcheck validate [OPTIONS] [--] INPUT... [--config FILE] [--profile strict|compat] [--report FMT:PATH]... "
                            "[--hash] [--allow-unchecked] [-v | --quiet] [--jsonl]\n"
                            "                          [--tier header|sample|full] [--sample-blocks N] [--seed S] [--cache FILE]\n"
                            "                          " CLI_CONV_USAGE;
@@ -45,7 +45,9 @@ static const char *HELP =
     "--cache FILE keeps verdicts in an SQLite file (created when absent), keyed by each file's ETag\n"
     "(remote) or identity (local), size, the configs and index, packcheck version, rule catalogue,\n"
     "tier and options: an unchanged input is answered from it without reading tensor data (its\n"
-    "report entry says \"cached\": true). A run that failed to read is never stored.\n\n" CLI_CONV_HELP;
+    "report entry says \"cached\": true). A run that failed to read is never stored.\n"
+
+    "--   ends the options: every later argument is an INPUT, even one that starts with '-'.\n\n" CLI_CONV_HELP;
 
 static double now_s(void)
 {
@@ -73,7 +75,10 @@ typedef struct opts {
 static int parse(int argc, char **argv, opts *o)
 {
     const char *v;
+    bool paths_only = false; /* after "--": every argument is an INPUT, even one starting with '-' */
     for (int i = 1; i < argc; i++) {
+        if (paths_only) { o->inputs[o->ninputs++] = argv[i]; continue; }
+        if (!strcmp(argv[i], "--")) { paths_only = true; continue; }
         if (cli_is_help(argv[i])) { printf("usage: %s\n\n%s", USAGE, HELP); return -1; }
         int cv = cli_conv_option(argc, argv, &i, &o->conv);
         if (cv < 0) return cli_usage(USAGE, "bad %s", argv[i]);
@@ -111,6 +116,9 @@ static int parse(int argc, char **argv, opts *o)
     }
     if (!o->ninputs) return cli_usage(USAGE, "no INPUT given");
     if (o->hash && o->tier != PC_TIER_FULL) return cli_usage(USAGE, "--hash reads every byte: it needs --tier full");
+    /* No report over an input or into a checkpoint folder (the inputs plus --config). */
+    o->inputs[o->ninputs] = (char *)o->config;
+    if (cli_reports_check_inputs(&o->reps, (const char *const *)o->inputs, (size_t)o->ninputs + 1)) return PC_EXIT_ERROR;
     return 0;
 }
 

@@ -12,6 +12,7 @@
  * or LIMIT rule of family GGUF broke; F32, F16 and other quant types are described like Q4_0
  * ones, and only the format modules decide what they decode. */
 #include "gguf.h"
+#include "gguf_types.h"
 
 #include "../core/arith.h"
 #include "../core/file.h"
@@ -41,37 +42,6 @@ enum gg_vtype {
 static const char *const k_vtype_name[GV_COUNT] = {"UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32",
                                                    "FLOAT32", "BOOL", "STRING", "ARRAY", "UINT64", "INT64", "FLOAT64"};
 static const uint8_t k_vtype_size[GV_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
-
-/* ggml type ids at ggml d99724f (FORMATS.md 7.1): name, elements per block, bytes per block.
- * Removed ids (4, 5, 31-33, 36-38) have no entry and are rejected like unknown ones. Q8_1 is
- * ggml's 36-byte block (gguf-py 0.19.0 still lists 40). */
-typedef struct gg_type { const char *name; uint32_t blck; uint32_t size; } gg_type;
-static const gg_type k_types[] = {
-    [0] = {"F32", 1, 4}, [1] = {"F16", 1, 2}, [2] = {"Q4_0", 32, 18}, [3] = {"Q4_1", 32, 20},
-    [6] = {"Q5_0", 32, 22}, [7] = {"Q5_1", 32, 24}, [8] = {"Q8_0", 32, 34}, [9] = {"Q8_1", 32, 36},
-    [10] = {"Q2_K", 256, 84}, [11] = {"Q3_K", 256, 110}, [12] = {"Q4_K", 256, 144},
-    [13] = {"Q5_K", 256, 176}, [14] = {"Q6_K", 256, 210}, [15] = {"Q8_K", 256, 292},
-    [16] = {"IQ2_XXS", 256, 66}, [17] = {"IQ2_XS", 256, 74}, [18] = {"IQ3_XXS", 256, 98},
-    [19] = {"IQ1_S", 256, 50}, [20] = {"IQ4_NL", 32, 18}, [21] = {"IQ3_S", 256, 110},
-    [22] = {"IQ2_S", 256, 82}, [23] = {"IQ4_XS", 256, 136}, [24] = {"I8", 1, 1}, [25] = {"I16", 1, 2},
-    [26] = {"I32", 1, 4}, [27] = {"I64", 1, 8}, [28] = {"F64", 1, 8}, [29] = {"IQ1_M", 256, 56},
-    [30] = {"BF16", 1, 2}, [34] = {"TQ1_0", 256, 54}, [35] = {"TQ2_0", 256, 66},
-    [39] = {"MXFP4", 32, 17}, [40] = {"NVFP4", 64, 36}, [41] = {"Q1_0", 128, 18}, [42] = {"Q2_0", 64, 18},
-};
-#define GG_TYPE_COUNT ((int)(sizeof k_types / sizeof *k_types))
-
-const char *pc_ggml_type_name(int type)
-{
-    return type >= 0 && type < GG_TYPE_COUNT ? k_types[type].name : NULL;
-}
-
-bool pc_ggml_type_block(int type, uint32_t *blck, uint32_t *bytes)
-{
-    if (type < 0 || type >= GG_TYPE_COUNT || !k_types[type].blck) return false;
-    *blck = k_types[type].blck;
-    *bytes = k_types[type].size;
-    return true;
-}
 
 /* What one string looked like, gathered while streaming its bytes. */
 typedef struct gg_str {
@@ -492,6 +462,19 @@ static void check_tokenizer(gg *g)
 
 /* ---- tensor infos ---- */
 
+/* GGUF-039 when a fork assigns the id, else GGUF-022: never sized, so never misread. */
+static void report_unknown_type(gg *g, const gg_ti *t)
+{
+    const pc_ggml_fork_row *f = pc_ggml_fork_only(t->type);
+    if (f)
+        pc_report(g->cx, "GGUF-039", t->shown, (int64_t)t->offset_at - 4,
+                  "ggml type %d is no upstream ggml type: it is %s of the %s (%u elements in %u bytes per block); loaded by %s",
+                  t->type, f->name, f->fork, f->blck, f->bytes, f->loaders);
+    else
+        pc_report(g->cx, "GGUF-022", t->shown, (int64_t)t->offset_at - 4,
+                  "ggml type %d is not a known type id (upstream ggml has 0-3, 6-30, 34, 35, 39-42; no known fork assigns it)", t->type);
+}
+
 /* Element count and byte size of one tensor info (GGUF-020..GGUF-024). */
 static void size_tensor(gg *g, gg_ti *t)
 {
@@ -513,18 +496,18 @@ static void size_tensor(gg *g, gg_ti *t)
             return;
         }
     t->numel = zero ? 0 : numel;
-    if (t->type < 0 || t->type >= GG_TYPE_COUNT || !k_types[t->type].blck) {
-        pc_report(g->cx, "GGUF-022", n, (int64_t)t->offset_at - 4, "ggml type %d is not a known type id", t->type);
+    const pc_ggml_type_row *ty = pc_ggml_upstream(t->type);
+    if (!ty) {
+        report_unknown_type(g, t);
         return;
     }
-    const gg_type *ty = &k_types[t->type];
     if ((uint64_t)t->ne[0] % ty->blck) {
         pc_report(g->cx, "GGUF-023", n, (int64_t)t->at, "%s: ne[0] = %lld is not a multiple of the block size %u",
                   ty->name, (long long)t->ne[0], ty->blck);
         return;
     }
     uint64_t nbytes, padded;
-    if (!pc_mul_u64(t->numel / ty->blck, ty->size, &nbytes) || nbytes > GG_INT64_MAX ||
+    if (!pc_mul_u64(t->numel / ty->blck, ty->bytes, &nbytes) || nbytes > GG_INT64_MAX ||
         !pc_pad_u64(nbytes, g->align, &padded) || padded > GG_INT64_MAX) {
         pc_report(g->cx, "GGUF-024", n, (int64_t)t->at, "%s tensor of %llu elements: byte size (padded to %u) does not fit in 63 bits",
                   ty->name, (unsigned long long)t->numel, g->align);
@@ -596,6 +579,48 @@ static void check_duplicate_names(gg *g)
             pc_report(g->cx, "GGUF-018", v[i]->shown, (int64_t)v[i]->at, "tensor name defined twice (first at byte %llu)",
                       (unsigned long long)v[i - 1]->at);
     free(v);
+}
+
+/* ---- fork-era type ids (GGUF-040) ---- */
+
+/* Do the tensors tile the data section when tensors of type `id` take the fork row f's geometry (f
+ * NULL: upstream's)? Offsets must be the running padded sum, and the file must end inside the last
+ * tensor's padding, as a writer leaves it (so a merely truncated upstream file does not pass for a
+ * fork's: its end falls anywhere). */
+static bool tiles_as(const gg *g, int id, const pc_ggml_fork_row *f)
+{
+    uint64_t data_start, running = 0, end = 0;
+    if (!pc_pad_u64(g->pos, g->align, &data_start)) return false;
+    for (uint64_t i = 0; i < g->nti; i++) {
+        const gg_ti *t = &g->ti[i];
+        const pc_ggml_type_row *up = pc_ggml_upstream(t->type);
+        uint32_t blck = t->type == id && f ? f->blck : up ? up->blck : 0, bytes = t->type == id && f ? f->bytes : up ? up->bytes : 0;
+        uint64_t nbytes, padded;
+        if (!blck || t->ne[0] < 0 || (uint64_t)t->ne[0] % blck || t->numel % blck || t->offset != running) return false;
+        if (!pc_mul_u64(t->numel / blck, bytes, &nbytes) || !pc_pad_u64(nbytes, g->align, &padded) ||
+            !pc_add_u64(data_start, t->offset, &end) || !pc_add_u64(end, nbytes, &end) || !pc_add_u64(running, padded, &running))
+            return false;
+    }
+    uint64_t padded_end;
+    return pc_add_u64(data_start, running, &padded_end) && end <= g->size && g->size <= padded_end;
+}
+
+/* GGUF-040: an id a fork used for another layout, in a file that only tiles under the fork's geometry:
+ * the fork wrote it, and upstream refuses it (GGUF-023/027/028) or, had the sizes fit, would misread it. */
+static void check_fork_collisions(gg *g)
+{
+    const pc_ggml_fork_row *f;
+    for (size_t k = 0; (f = pc_ggml_fork_at(k)); k++) {
+        const pc_ggml_type_row *up = pc_ggml_upstream(f->id);
+        if (f->kind != PC_FORK_COLLISION || !up || !f->blck || (f->blck == up->blck && f->bytes == up->bytes)) continue;
+        uint64_t i = 0;
+        while (i < g->nti && g->ti[i].type != f->id) i++;
+        if (i == g->nti || !tiles_as(g, f->id, f) || tiles_as(g, f->id, NULL)) continue;
+        pc_report(g->cx, "GGUF-040", g->ti[i].shown, (int64_t)g->ti[i].offset_at - 4,
+                  "ggml type %d: the tensors tile the file only as %s of the %s (%u elements in %u bytes per block), not as "
+                  "upstream %s (%u in %u, %s): a fork-era file; %s",
+                  f->id, f->name, f->fork, f->blck, f->bytes, up->name, up->blck, up->bytes, up->since, f->loaders);
+    }
 }
 
 /* ---- the data section ---- */
@@ -681,7 +706,7 @@ static const char *const k_kv_rules[] = {"GGUF-006", "GGUF-007", "GGUF-008", "GG
                                          "GGUF-012", "GGUF-013", "GGUF-014", "GGUF-031", "GGUF-032", "GGUF-033", "GGUF-034",
                                          "GGUF-037"};
 static const char *const k_ti_rules[] = {"GGUF-015", "GGUF-016", "GGUF-017", "GGUF-018", "GGUF-019", "GGUF-020",
-                                         "GGUF-021", "GGUF-022", "GGUF-023", "GGUF-024", "GGUF-035", "GGUF-036"};
+                                         "GGUF-021", "GGUF-022", "GGUF-023", "GGUF-024", "GGUF-035", "GGUF-036", "GGUF-039"};
 static const char *const k_data_rules[] = {"GGUF-025", "GGUF-026", "GGUF-027", "GGUF-028", "GGUF-029", "GGUF-030"};
 
 static void eval_all(pc_ctx *cx, const char *const *ids, size_t n)
@@ -792,6 +817,8 @@ int gguf_read(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *ntensor
         if (!rd_tensor_info(&g, &g.ti[g.nti])) break;
     if (g.stop) goto out;
     check_duplicate_names(&g);
+    pc_eval(cx, "GGUF-040");
+    check_fork_collisions(&g);
     EVAL(cx, k_data_rules);
     uint64_t data_start = check_data(&g);
     if (!failed_before && !pc_family_failed(cx, "GGUF")) rc = hand_over(&g, data_start, tensors, ntensors, cap);

@@ -9,6 +9,7 @@
 #include "../core/util.h"
 #include "../core/scan.h"
 #include "../core/sha256.h"
+#include "json_report.h"
 #include "link_policy.h"
 #include "safetensors.h"
 
@@ -147,6 +148,8 @@ static cJSON *parse_json(char *text, size_t len, const char *label, pc_ctx *cx)
         cJSON_Delete(j);
         j = NULL;
     }
+    /* Read as json.loads reads it too: a key twice, a NUL or bytes Python refuses is a finding. */
+    if (j) pc_json_check_reads(cx, text, len, label, 0, "CFG-001");
     free(text);
     return j;
 }

@@ -12,6 +12,7 @@
 #include "json_lex.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +226,23 @@ static void parse_offsets(st_parse *p, st_entry *e, const cJSON *v, const char *
     e->offsets_ok = true;
 }
 
+/* A string token as text for a message: decoded, with U+0000 and other control characters written
+ * \u00XX so nothing after them is lost, cut at about n bytes. */
+static void show_token(const uint8_t *tok, size_t toklen, char *out, size_t n)
+{
+    size_t len = 0, k = 0;
+    char *dec = pc_json_string_decode(tok, toklen, &len);
+    if (!dec) { snprintf(out, n, "?"); return; }
+    for (size_t i = 0; i < len && k + 8 < n; i++) {
+        unsigned char ch = (unsigned char)dec[i];
+        if (ch < 0x20) k += (size_t)snprintf(out + k, n - k, "\\u%04x", ch);
+        else out[k++] = (char)ch;
+    }
+    out[k] = 0;
+    if (k + 8 >= n && k >= 3) memcpy(out + k - 3, "...", 4);
+    free(dec);
+}
+
 static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
 {
     const char *name = e->name;
@@ -264,7 +282,9 @@ static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
             }
             next_tok(p, &t);
             if (t.has_nul || !pc_dtype_parse(c->valuestring, &e->dtype)) {
-                pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype \"%s\" is not one of the 22 safetensors dtypes", c->valuestring);
+                char shown[160]; /* the whole token: cJSON's C string stops at a U+0000 ("F32\u0000x" showed as F32) */
+                show_token(p->hdr + t.start, t.len, shown, sizeof shown);
+                pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype \"%s\" is not one of the 22 safetensors dtypes", shown);
                 e->ok = false;
             }
         } else if (seen == &e->seen_shape) {
@@ -471,11 +491,11 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
     if (n > ST_MAX_HEADER) {
         /* The value is not printed: out of range, it is just the file's first 8 bytes (a shard linked
          * to /etc/passwd would show "root:x:0" as a number). */
-        pc_report(cx, "ST-002", "", 0, "header length exceeds the 100,000,000-byte limit");
+        pc_report(cx, "ST-002", "", 0, "%s: header length exceeds the 100,000,000-byte limit", fn);
         return 0;
     }
     if (n > f->size - 8) {
-        pc_report(cx, "ST-003", "", 0, "header length runs past the end of the %llu-byte file", (unsigned long long)f->size);
+        pc_report(cx, "ST-003", "", 0, "%s: header length runs past the end of the %llu-byte file", fn, (unsigned long long)f->size);
         return 0;
     }
     uint8_t *hdr = malloc(n + 1);
@@ -488,14 +508,14 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
     size_t err = 0, bound;
     cJSON *root = NULL;
     if (!pc_utf8_valid(hdr, n, &err)) {
-        pc_report(cx, "ST-004", "", hoff(&p, err), "header is not valid UTF-8 (byte %zu)", err);
+        pc_report(cx, "ST-004", "", hoff(&p, err), "%s: header is not valid UTF-8 (byte %zu)", fn, err);
         goto done;
     }
     if (n && is_ws(hdr[0]))
-        pc_report(cx, "ST-008", "", 8, "header starts with whitespace, not '{'");
+        pc_report(cx, "ST-008", "", 8, "%s: header starts with whitespace, not '{'", fn);
     bound = pc_json_value_bound(hdr, n);
     if (bound > ST_MAX_VALUES) {
-        pc_report(cx, "ST-024", "", 8, "header may hold %zu JSON values, over the limit of %llu", bound, ST_MAX_VALUES);
+        pc_report(cx, "ST-024", "", 8, "%s: header may hold %zu JSON values, over the limit of %llu", fn, bound, ST_MAX_VALUES);
         goto done;
     }
     const char *end = NULL;
@@ -503,28 +523,28 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
     if (!root) {
         const char *ep = cJSON_GetErrorPtr();
         size_t at = (ep && ep >= (const char *)hdr && ep <= (const char *)hdr + n) ? (size_t)(ep - (const char *)hdr) : 0;
-        pc_report(cx, "ST-005", "", hoff(&p, at), "header is not valid JSON (near header byte %zu)", at);
+        pc_report(cx, "ST-005", "", hoff(&p, at), "%s: header is not valid JSON (near header byte %zu)", fn, at);
         goto done;
     }
     size_t body = (size_t)(end - (const char *)hdr);
     size_t nval;
     if (!pc_json_lex_check(hdr, body, &nval, &err)) {
-        pc_report(cx, "ST-005", "", hoff(&p, err), "header is not valid JSON (header byte %zu)", err);
+        pc_report(cx, "ST-005", "", hoff(&p, err), "%s: header is not valid JSON (header byte %zu)", fn, err);
         goto done;
     }
     if (!cJSON_IsObject(root)) {
-        pc_report(cx, "ST-005", "", 8, "header is not a JSON object");
+        pc_report(cx, "ST-005", "", 8, "%s: header is not a JSON object", fn);
         goto done;
     }
     /* Both rules scan the whole tail: a tab (ST-007, off under compat) must not hide a NUL behind it. */
     bool bad_pad = false;
     for (size_t i = body; i < n; i++) {
         if (!is_ws(hdr[i])) {
-            pc_report(cx, "ST-006", "", hoff(&p, i), "trailing characters after the header object (byte 0x%02x)", hdr[i]);
+            pc_report(cx, "ST-006", "", hoff(&p, i), "%s: trailing characters after the header object (byte 0x%02x)", fn, hdr[i]);
             break;
         }
         if (hdr[i] != ' ' && !bad_pad) {
-            pc_report(cx, "ST-007", "", hoff(&p, i), "header padding byte 0x%02x is not a space", hdr[i]);
+            pc_report(cx, "ST-007", "", hoff(&p, i), "%s: header padding byte 0x%02x is not a space", fn, hdr[i]);
             bad_pad = true;
         }
     }

@@ -5,6 +5,7 @@
 #include "../core/file.h"
 #include "../core/util.h"
 #include "json_lex.h"
+#include "json_report.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ int st_index_parse(const char *dir, char *text, size_t len, pc_ctx *cx, st_index
     cJSON *root = pc_json_lex_check((const uint8_t *)text, len, &nval, &err) ? cJSON_ParseWithLengthOpts(text, len, &end, 0) : NULL;
     for (const char *q = end; root && q && q < text + len; q++)
         if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') { cJSON_Delete(root); root = NULL; }
+    if (root) pc_json_check_reads(cx, text, len, INDEX_NAME, 0, "ST-030"); /* transformers reads it with json.load */
     free(text);
     const cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
     if (!cJSON_IsObject(wm)) {

@@ -1,6 +1,7 @@
 /* Atomic writes (atomic_file.h): mkstemp in the target folder, fsync, rename, fsync the folder. */
 #include "atomic_file.h"
 
+#include "stale_tmp.h"
 #include "util.h"
 
 #include <errno.h>
@@ -97,7 +98,9 @@ int pc_afile_open(pc_afile *a, const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     a->path = pc_strdup(path);
-    a->tmp = dir ? pc_asprintf("%s/.%s.packcheck-XXXXXX", dir, base) : NULL;
+    /* The writer's pid in the name: a later run finds what a killed one left (stale_tmp.h). */
+    if (dir) pc_stale_tmp_sweep(dir, NULL, NULL);
+    a->tmp = dir ? pc_asprintf("%s/.%s" PC_TMP_TAG "%ld.XXXXXX", dir, base, (long)getpid()) : NULL;
     free(dir);
     if (!a->path || !a->tmp) { pc_afile_abort(a); errno = ENOMEM; return -1; }
     a->fd = mkstemp(a->tmp); /* O_CREAT | O_EXCL: never an existing file */

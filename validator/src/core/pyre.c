@@ -15,7 +15,10 @@
 #include <string.h>
 
 #define PYRE_MAX_PATTERN 4096
-#define PYRE_CACHE_MAX_PROG (2u << 20) /* instructions kept across patterns before the cache is flushed */
+/* What one input's patterns may cost together (pyre.h PYRE_INPUT_MAX_PROG, PYRE_INPUT_MAX_STEPS). The
+ * cache keeps every program until pc_pyre_reset: a config cycling through more patterns than it
+ * holds used to flush it on every miss and recompile each pattern once per module (1,000 modules x
+ * 1,000 large patterns: minutes). Now a pattern past the budget is refused once and remembered. */
 #define PYRE_MAX_DEPTH 200
 
 /* ---- the tree ---- */
@@ -384,6 +387,8 @@ typedef struct entry {
 enum { NBUCKETS = 1 << 16 };
 static entry *g_buckets[NBUCKETS];
 static size_t g_cached_prog;
+static uint64_t g_steps; /* automaton states visited since the last reset */
+static bool g_budget_told; /* pc_pyre_budget_notice has answered true since the last reset */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The top-level sequence of a tree, left to right (CAT nodes are left-deep). */
@@ -479,7 +484,11 @@ static const entry *lookup(const char *pattern)
     memcpy(e->pat, pattern, len + 1);
     e->hash = h;
     e->status = compile(pattern, &e->pg, e);
-    if (g_cached_prog + e->pg.n > PYRE_CACHE_MAX_PROG) cache_flush();
+    if (g_cached_prog + e->pg.n > PYRE_INPUT_MAX_PROG) {
+        prog_free(&e->pg);
+        memset(&e->pg, 0, sizeof e->pg);
+        e->status = PC_PYRE_BUDGET;
+    }
     g_cached_prog += e->pg.n;
     e->next = g_buckets[b];
     g_buckets[b] = e;
@@ -507,6 +516,7 @@ static bool add(const prog *pg, threads *t, uint32_t *mark, uint32_t gen, uint32
     bool matched = false;
     while (sp) {
         uint32_t i = stack[--sp];
+        g_steps++;
         if (mark[i] == gen) continue;
         mark[i] = gen;
         const inst *in = &pg->code[i];
@@ -557,6 +567,7 @@ static int run(const prog *pg, const char *name)
     uint32_t *stack = g_buf + 2 * n, *mark = g_mark;
     int rc = add(pg, &cur, mark, next_gen(), stack, 0, 0, len, s) ? 1 : 0;
     for (size_t at = 0; !rc && cur.n && at < len;) {
+        if (g_steps > PYRE_INPUT_MAX_STEPS) return PC_PYRE_BUDGET;
         const char *q = name + at;
         uint32_t cp = take_cp(&q);
         size_t nat = (size_t)(q - name);
@@ -578,8 +589,8 @@ static int run(const prog *pg, const char *name)
 int pc_pyre_match(const char *pattern, const char *name)
 {
     pthread_mutex_lock(&g_lock);
-    const entry *e = lookup(pattern);
-    int rc = !e ? PC_PYRE_LIMIT : e->status ? e->status
+    const entry *e = g_steps > PYRE_INPUT_MAX_STEPS ? NULL : lookup(pattern);
+    int rc = !e ? (g_steps > PYRE_INPUT_MAX_STEPS ? PC_PYRE_BUDGET : PC_PYRE_LIMIT) : e->status ? e->status
            : strncmp(name, e->prefix, e->nprefix) || (e->nneed && !strstr(name, e->need)) ? 0
            : run(&e->pg, name);
     pthread_mutex_unlock(&g_lock);
@@ -593,4 +604,22 @@ int pc_pyre_check(const char *pattern)
     int rc = !e ? PC_PYRE_LIMIT : e->status;
     pthread_mutex_unlock(&g_lock);
     return rc;
+}
+
+void pc_pyre_reset(void)
+{
+    pthread_mutex_lock(&g_lock);
+    cache_flush();
+    g_steps = 0;
+    g_budget_told = false;
+    pthread_mutex_unlock(&g_lock);
+}
+
+bool pc_pyre_budget_notice(void)
+{
+    pthread_mutex_lock(&g_lock);
+    bool first = !g_budget_told;
+    g_budget_told = true;
+    pthread_mutex_unlock(&g_lock);
+    return first;
 }

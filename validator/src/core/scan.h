@@ -4,7 +4,9 @@
  * finiteness, g_idx ranges, Q4_0 d). During check() they register a scan of the bytes they need
  * with pc_scan_add(); pc_validate() then reads every file once, front to back, in bounded windows
  * (PC_SCAN_WINDOW per worker), feeds each window to SHA-256 when --hash asked for per-file digests,
- * and hands the overlapping part of each window to the registered scans. Files are shared among
+ * and hands the overlapping part of each window to the registered scans. A hashed file is read in
+ * L2-sized slices (PC_SCAN_HASH_SLICE), each hashed and scanned while it is in L2, unless its scans
+ * cover a quarter of it or more and a spare core can hash the previous window meanwhile. Files are shared among
  * worker threads (one per core), so shards are validated and hashed in parallel; peak memory is
  * the windows plus one carried unit per active scan, whatever the checkpoint size.
  *
@@ -17,6 +19,7 @@
 #include "packcheck_internal.h"
 
 #define PC_SCAN_WINDOW (8u << 20)   /* bytes read per step per worker */
+#define PC_SCAN_HASH_SLICE (64u << 10) /* bytes read and hashed per step when hashing inline */
 #define PC_SCAN_MAX_UNIT (1u << 20) /* largest unit a scan may ask for */
 #define PC_SCAN_MAX_THREADS 8
 

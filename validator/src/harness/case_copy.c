@@ -241,25 +241,3 @@ int pc_tree_regular_only(const char *dir, char *why, size_t whylen)
     g_nonreg = NULL;
     return -1;
 }
-
-static int open_up(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-    (void)st; (void)f;
-    if (type == FTW_D || type == FTW_DNR) chmod(p, 0700);
-    return 0;
-}
-
-static int rm_entry(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-    (void)st; (void)type; (void)f;
-    remove(p);
-    return 0;
-}
-
-void pc_tree_remove(const char *root)
-{
-    /* A folder is chmod-ed before it is read (pre-order), so 0555 copies and folders a reader left
-     * at 000 are emptied too. */
-    for (int pass = 0; pass < 4; pass++) nftw(root, open_up, 16, FTW_PHYS); /* an unreadable folder is opened on one pass, read on the next */
-    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}

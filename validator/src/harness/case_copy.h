@@ -38,7 +38,5 @@ int pc_hash_regular(const char *path, char hex[65], char *why, size_t whylen);
 /* Is everything under dir a folder or a regular file? -1 (why names the first other thing). */
 int pc_tree_regular_only(const char *dir, char *why, size_t whylen);
 
-/* Remove a tree we made, whatever modes a reader left in it. */
-void pc_tree_remove(const char *root);
 
 #endif

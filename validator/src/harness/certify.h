@@ -3,11 +3,16 @@
 #ifndef PC_CERTIFY_H
 #define PC_CERTIFY_H
 
+#include "confine.h"
+
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #define PC_CERTIFY_MAX_ONLY 32
+#define PC_CERTIFY_MAX_LIST 32                /* --reader-path, --reader-env */
+#define PC_CERTIFY_MEM_LIMIT_MB 8192ul        /* default RLIMIT_AS per reader */
+#define PC_CERTIFY_FSIZE_LIMIT_MB 8192ul      /* default RLIMIT_FSIZE per reader */
 
 typedef struct pc_certify_opts {
     const char *reader;         /* "CMD {input} {output}": run under /bin/sh -c, paths shell-quoted;
@@ -21,10 +26,16 @@ typedef struct pc_certify_opts {
     unsigned ulp;               /* f32 weights may differ by this many units in the last place */
     int jobs;                   /* readers run at once (default 2: the machine's cores) */
     unsigned long mem_limit_mb; /* RLIMIT_AS per reader, 0 = none */
+    unsigned long fsize_limit_mb; /* RLIMIT_FSIZE per reader, 0 = none */
+    pc_isolation isolation;     /* confine.h (default auto) */
+    const char *reader_paths[PC_CERTIFY_MAX_LIST]; /* more read-only places for the reader (its runtime) */
+    int nreader_paths;
+    const char *reader_env[PC_CERTIFY_MAX_LIST];   /* NAME or NAME=VALUE passed to readers */
+    int nreader_env;
     const char *only[PC_CERTIFY_MAX_ONLY]; /* case-id substrings: a partial run */
     int nonly;
     bool only_exact[PC_CERTIFY_MAX_ONLY];  /* only[i] names one case id exactly (--case) */
-    const char *workdir;        /* where outputs go (default: a fresh temp dir, removed) */
+    const char *workdir;        /* a fresh subfolder is made there and kept (default: one in $TMPDIR, removed) */
     bool container_only;        /* the reader verifies files but decodes no quantization: its verdicts
                                    are compared, no logical view is asked for (CONTRACT 5) */
     FILE *log;                  /* per-case lines and the verdict */

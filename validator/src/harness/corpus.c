@@ -63,13 +63,16 @@ int pc_corpus_load(const char *dir, pc_corpus *c, FILE *log)
 {
     memset(c, 0, sizeof *c);
     c->dir = pc_strdup(dir);
+    /* The manifest is read once: its digest and every later pin check use these bytes, so a
+     * manifest rewritten on disk afterwards cannot vouch for itself. */
     char *mp = pc_path_join(dir, "MANIFEST.sha256");
-    if (!mp || pc_sha256_file_hex(mp, c->manifest_sha256)) {
+    c->manifest = mp ? pc_slurp(mp, MANIFEST_MAX_BYTES, &c->manifest_len) : NULL;
+    free(mp);
+    if (!c->manifest) {
         fprintf(log, "corpus: %s has no readable MANIFEST.sha256\n", dir);
-        free(mp);
         return -1;
     }
-    free(mp);
+    pc_sha256_hex(c->manifest, c->manifest_len, c->manifest_sha256);
     if (pc_corpus_read_version(dir, c->version)) fprintf(log, "corpus: %s/VERSION is not MAJOR.MINOR.PATCH; ignored\n", dir);
     DIR *d = opendir(dir);
     if (!d) return -1;
@@ -99,6 +102,7 @@ void pc_corpus_free(pc_corpus *c)
     }
     free(c->cases);
     free(c->dir);
+    free(c->manifest);
     memset(c, 0, sizeof *c);
 }
 
@@ -137,12 +141,13 @@ static int walk_file(const char *path, const struct stat *st, int type, struct F
 
 int pc_corpus_verify_pins(const pc_corpus *c, cJSON *problems, FILE *log)
 {
-    char *mp = pc_path_join(c->dir, "MANIFEST.sha256");
-    size_t len;
-    char *text = mp ? pc_slurp(mp, MANIFEST_MAX_BYTES, &len) : NULL;
-    free(mp);
-    if (!text) { problem(problems, log, "MANIFEST.sha256 unreadable"); return 1; }
     int count = 0;
+    char *mp = pc_path_join(c->dir, "MANIFEST.sha256"), now[65];
+    if (!mp || pc_sha256_file_hex(mp, now)) { problem(problems, log, "MANIFEST.sha256 unreadable"); count++; }
+    else if (strcmp(now, c->manifest_sha256)) { problem(problems, log, "MANIFEST.sha256: sha256 %s, was %s when the corpus was loaded (re-pinned)", now, c->manifest_sha256); count++; }
+    free(mp);
+    char *text = c->manifest ? pc_strndup(c->manifest, c->manifest_len) : NULL;
+    if (!text) { problem(problems, log, "MANIFEST.sha256 unreadable"); return count + 1; }
     cJSON *listed = cJSON_CreateObject();
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char *sep = strstr(line, "  ");

@@ -17,6 +17,8 @@ typedef struct pc_case {
 typedef struct pc_corpus {
     char *dir;
     char manifest_sha256[65];   /* digest of MANIFEST.sha256 itself: names the corpus */
+    char *manifest;             /* its bytes as loaded: pins are checked against these, never a re-read */
+    size_t manifest_len;
     pc_case *cases;
     size_t ncases;
     char version[32];           /* DIR/VERSION (MAJOR.MINOR.PATCH, fixtures/CHANGELOG.md), "" when absent */
@@ -28,7 +30,8 @@ void pc_corpus_free(pc_corpus *c);
 /* The version in DIR/VERSION into out[32]: "" when there is no such file, -1 when it is malformed. */
 int pc_corpus_read_version(const char *dir, char out[32]);
 
-/* Verify MANIFEST.sha256: every listed file has its digest, every file under DIR is listed.
+/* Verify the manifest loaded with the corpus: MANIFEST.sha256 on disk still has its digest, every
+ * listed file has its pinned digest, every file under DIR is listed.
  * Each problem is printed to log and appended to `problems` (strings). Returns the count. */
 int pc_corpus_verify_pins(const pc_corpus *c, cJSON *problems, FILE *log);
 

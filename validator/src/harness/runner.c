@@ -5,8 +5,9 @@
  * so does a reader that exits leaving children behind; certify is a child subreaper, so what a
  * reader detached (setsid, double fork) comes back to it and is killed too, before the next reader
  * starts (reaper.h). An interrupted packcheck kills everything before it leaves. Resource limits
- * per reader: no core files, output files up to 8 GiB, an optional address-space cap; as root the
- * reader runs as an unprivileged user, so it can neither signal certify nor touch its files. */
+ * per reader: no core files, a file-size and an address-space cap (options); as root the reader runs
+ * as an unprivileged user, so it can neither signal certify nor touch its files; it is confined to
+ * its own folders (confine.h) and sees only the environment certify gives it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -29,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OUTPUT_FSIZE_LIMIT (8ull << 30) /* RLIMIT_FSIZE of a reader: a runaway writer is a crash */
 #define READ_CHUNK 65536
 #define POLL_MS 5
 
@@ -52,7 +52,25 @@ static void drop_privileges(const pc_run_opts *o)
 {
     if (setgroups(0, NULL) || setgid(o->gid) || setuid(o->uid)) child_fail(1, "dropping to the reader user");
     if (setuid(0) == 0 && o->uid != 0) child_fail(1, "root could be regained"); /* belt and braces */
-    setenv("HOME", o->home ? o->home : "/", 1);
+    if (o->home) setenv("HOME", o->home, 1);
+}
+
+static void set_limit(int res, unsigned long long v)
+{
+    struct rlimit rl = {v, v};
+    setrlimit(res, &rl);
+}
+
+/* Mount namespace (as root), Landlock rules (opened as root: every path reachable), the drop to the
+ * reader user, then the sandbox closes: nothing after it can widen it. */
+static void confine(const pc_run *r, const pc_run_opts *o)
+{
+    const char *what = "";
+    int rs = -1;
+    if (o->confine && r->jail && (pc_confine_enter(o->confine, r->jail, &what) || pc_confine_prepare(o->confine, r->jail, &rs, &what)))
+        child_fail(1, what);
+    if (o->drop) drop_privileges(o);
+    if (pc_confine_enforce(rs, &what)) child_fail(1, what);
 }
 
 static void child_exec(const pc_run *r, int wfd, const pc_run_opts *o)
@@ -66,18 +84,18 @@ static void child_exec(const pc_run *r, int wfd, const pc_run_opts *o)
     if (nul > 2) close(nul);
     if (wfd > 2) close(wfd);
     if (r->cwd && chdir(r->cwd)) child_fail(1, r->cwd);
-    struct rlimit rl = {0, 0};
-    setrlimit(RLIMIT_CORE, &rl);
-    rl.rlim_cur = rl.rlim_max = OUTPUT_FSIZE_LIMIT;
-    setrlimit(RLIMIT_FSIZE, &rl);
-    if (o->mem_mb) { rl.rlim_cur = rl.rlim_max = (rlim_t)o->mem_mb << 20; setrlimit(RLIMIT_AS, &rl); }
-    if (o->drop) drop_privileges(o);
+    set_limit(RLIMIT_CORE, 0);
+    if (o->fsize_mb) set_limit(RLIMIT_FSIZE, (unsigned long long)o->fsize_mb << 20);
+    if (o->mem_mb) set_limit(RLIMIT_AS, (unsigned long long)o->mem_mb << 20);
+    confine(r, o);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* after the uid change, which clears it */
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
-    execl("/bin/sh", "sh", "-c", r->cmd, (char *)NULL);
+    char *argv[] = {"sh", "-c", r->cmd, NULL};
+    if (r->env) execve("/bin/sh", argv, r->env);
+    else execv("/bin/sh", argv);
     _exit(127);
 }
 

@@ -3,6 +3,7 @@
 #ifndef PC_RUNNER_H
 #define PC_RUNNER_H
 
+#include "confine.h"
 #include "logscan.h"
 
 #include <stdbool.h>
@@ -14,6 +15,8 @@ typedef struct pc_run {
     char *cmd;            /* the shell line; NULL = not run */
     char *cwd;            /* working directory of the reader (its private folder), or NULL */
     const char *label;    /* for progress lines (the case id) */
+    const pc_jail *jail;  /* its folders (confine.h), or NULL */
+    char **env;           /* its whole environment (NULL-terminated), or NULL for certify's own */
     bool started, done, timed_out, spawn_failed;
     int status;           /* waitpid status */
     pid_t pid;            /* = its process group */
@@ -27,6 +30,8 @@ typedef struct pc_run_opts {
     int jobs;             /* readers at once */
     double timeout_s;     /* wall clock per reader */
     unsigned long mem_mb; /* RLIMIT_AS per reader, 0 = none */
+    unsigned long fsize_mb; /* RLIMIT_FSIZE per reader, 0 = none */
+    const pc_confine *confine; /* what the reader may see, or NULL */
     bool drop;            /* run readers as uid/gid (certify runs as root) */
     uid_t uid;
     gid_t gid;

@@ -4,8 +4,13 @@
  *   KERNEL INPUT ROWS COLS THREADS [OUT]
  * decodes the packed tensor in INPUT (the same file every contender reads) once with the fast
  * kernels, rows split over THREADS threads, and prints the wall and the process CPU seconds of
- * that decode alone (CPU time rides out a shared machine's preemption for one-thread rows)
- * (input already in memory, output buffer already faulted in: the peers are timed the same way).
+ * that decode alone (CPU time rides out a shared machine's preemption for one-thread rows).
+ * Footing (the input is already in memory either way):
+ *   default   "equal": a fresh output buffer is allocated inside the timing, its pages faulted in
+ *             by the decode itself, and freed after the clock stops, as every peer does (numpy and
+ *             torch allocate their result inside the call);
+ *   --reuse   "reused-buffer": one output buffer, faulted in once outside the timing and reused by
+ *             every request; a lower bound that no loader gets, reported beside, labelled.
  * With OUT, the output is also written there (after the timing) for the driver's identity check.
  * KERNEL (input layout):
  *   q4_0, q4_0-f32      ROWS*COLS/32 GGUF Q4_0 blocks of 18 bytes; codes (u8) or f32 weights
@@ -14,7 +19,8 @@
  *   awq-4               [ROWS, COLS/8] int32 (AutoAWQ GEMM qweight), codes in [ROWS, COLS]
  *   nvfp4-f32           ROWS*COLS/2 packed E2M1 bytes, then ROWS*COLS/16 f32 group scales
  *   TYPE-f32            ROWS*COLS/E GGUF blocks of TYPE (q8_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, q2_k,
- *                       q3_k, iq4_nl, iq4_xs, mxfp4), E elements each; f32 weights */
+ *                       q3_k, iq4_nl, iq4_xs, mxfp4, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m,
+ *                       tq1_0, tq2_0), E elements each; f32 weights */
 #define _POSIX_C_SOURCE 200809L
 #include "core/pagebuf.h"
 #include "kernels/kernels.h"
@@ -48,6 +54,11 @@ static const gq_kernel k_gq[] = {
     {"q6_k-f32", 256, 210, pc_q6_k_decode_fast},   {"q2_k-f32", 256, 84, pc_q2_k_decode_fast},
     {"q3_k-f32", 256, 110, pc_q3_k_decode_fast},   {"iq4_nl-f32", 32, 18, pc_iq4_nl_decode_fast},
     {"iq4_xs-f32", 256, 136, pc_iq4_xs_decode_fast}, {"mxfp4-f32", 32, 17, pc_mxfp4_decode_fast},
+    {"iq2_xxs-f32", 256, 66, pc_iq2_xxs_decode_fast}, {"iq2_xs-f32", 256, 74, pc_iq2_xs_decode_fast},
+    {"iq2_s-f32", 256, 82, pc_iq2_s_decode_fast},   {"iq3_xxs-f32", 256, 98, pc_iq3_xxs_decode_fast},
+    {"iq3_s-f32", 256, 110, pc_iq3_s_decode_fast},  {"iq1_s-f32", 256, 50, pc_iq1_s_decode_fast},
+    {"iq1_m-f32", 256, 56, pc_iq1_m_decode_fast},   {"tq1_0-f32", 256, 54, pc_tq1_0_decode_fast},
+    {"tq2_0-f32", 256, 66, pc_tq2_0_decode_fast},
 };
 static const gq_kernel *gq_find(const char *k)
 {
@@ -124,6 +135,8 @@ static uint8_t *load(const char *path, size_t *len)
     return p;
 }
 
+static bool g_reuse; /* --reuse: the reused-buffer footing */
+
 /* One request; -1 on a bad request (the driver treats it as a failed contender). */
 static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len, uint8_t **out, size_t *out_cap)
 {
@@ -144,34 +157,42 @@ static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len,
     size_t need = rows * irb + (!strcmp(kernel, "nvfp4-f32") ? rows * cols / 16 * 4 : 0);
     if (*in_len < need) return -1;
     size_t on = rows * cols * out_elem_bytes(kernel);
-    if (on > *out_cap) {
+    if (g_reuse && on > *out_cap) {
         free(*out);
         *out = pc_page_alloc(on);
         *out_cap = *out ? on : 0;
         if (!*out) return -1;
-        memset(*out, 0, on); /* fault the pages in outside the timing */
+        memset(*out, 0, on); /* reused-buffer footing: faulted in once, outside the timing */
     }
     job jobs[64];
     pthread_t tid[64];
+    double t0 = clock_sec(CLOCK_MONOTONIC), c0 = clock_sec(CLOCK_PROCESS_CPUTIME_ID);
+    if (!g_reuse) { /* equal footing: the result is allocated (and first touched) inside the timing */
+        *out = pc_page_alloc(on);
+        if (!*out) return -1;
+    }
     for (size_t t = 0; t < threads; t++)
         jobs[t] = (job){kernel, b, *in, *out, rows, cols, rows * t / threads, rows * (t + 1) / threads};
-    double t0 = clock_sec(CLOCK_MONOTONIC), c0 = clock_sec(CLOCK_PROCESS_CPUTIME_ID);
     for (size_t t = 1; t < threads; t++) pthread_create(&tid[t], NULL, run, &jobs[t]);
     run(&jobs[0]);
     for (size_t t = 1; t < threads; t++) pthread_join(tid[t], NULL);
     double dt = clock_sec(CLOCK_MONOTONIC) - t0, dc = clock_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    int rc = 0;
     if (*opath) {
         FILE *f = fopen(opath, "wb");
-        if (!f || fwrite(*out, 1, on, f) != on) { if (f) fclose(f); return -1; }
-        fclose(f);
+        if (!f || fwrite(*out, 1, on, f) != on) rc = -1;
+        if (f) fclose(f);
     }
+    if (!g_reuse) { free(*out); *out = NULL; }
+    if (rc) return -1;
     printf("%.9f %.9f\n", dt, dc);
     fflush(stdout);
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    g_reuse = argc > 1 && !strcmp(argv[1], "--reuse");
     char line[8192], *cached = NULL;
     uint8_t *in = NULL, *out = NULL;
     size_t in_len = 0, out_cap = 0;

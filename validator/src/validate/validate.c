@@ -3,6 +3,7 @@
  * formats; the formats (formats/) know no reports; this room is where they meet. */
 #include "formats/format.h"
 
+#include "../core/pyre.h"
 #include "../core/scan.h"
 #include "../core/util.h"
 #include "accounting.h"
@@ -12,6 +13,7 @@
 
 void pc_validate(pc_input *in, pc_ctx *cx)
 {
+    pc_pyre_reset(); /* the matcher's budget is per input (pyre.h) */
     /* A broken container has no trustworthy tensor table: formats see nothing of it. */
     bool container_ok = !cx->io_error && !pc_family_failed(cx, "ST") && !pc_family_failed(cx, "GGUF");
     /* --tier header: the containers, the configs and the shard index were read and checked when the

@@ -53,7 +53,15 @@ expect_rc 2 "--corpus-digest pins the corpus" -- certify --reader "$GOOD" --corp
 expect_grep "refusing to certify against another corpus" "$TMP/out" "a wrong digest is named"
 certify --reader "sh $R/tamperer.sh $PC {input} {output}" >"$TMP/out" 2>"$TMP/err"
 corpus_intact "tamperer (default reader user)"
-expect_rc 1 "a tamperer is not certified" -- certify $SELF --reader "sh $R/tamperer.sh $PC {input} {output}" --report json:"$TMP/tamper.json" --report md:"$TMP/tamper.md"
+# Confined (the default where the system offers it), even a root reader cannot write its copy; the
+# check after the run is the second line, exercised here without confinement.
+expect_rc 1 "a confined tamperer changes nothing (its view is not written either)" -- certify $SELF --reader "sh $R/tamperer.sh $PC {input} {output}" --report json:"$TMP/tamper0.json"
+checks=$((checks + 1))
+if ! grep -q '"mode":	"none"' "$TMP/tamper0.json" && grep -q '"outcome":	"tampered"' "$TMP/tamper0.json"; then
+    echo "FAIL: a confined tamperer changed its copy"; fails=$((fails + 1))
+fi
+corpus_intact "tamperer (confined)"
+expect_rc 1 "a tamperer is not certified" -- certify $SELF --isolation none --reader "sh $R/tamperer.sh $PC {input} {output}" --report json:"$TMP/tamper.json" --report md:"$TMP/tamper.md"
 expect_outcome st/small-ct "$TMP/tamper.json" tampered
 expect_outcome ct/dense-b3-moe "$TMP/tamper.json" tampered
 expect_grep 'small-ct.safetensors was modified' "$TMP/tamper.json" "tampered names the file"
@@ -101,7 +109,7 @@ fi
 expect_rc 1 "FIFO output" -- certify --reader "sh $R/fifo_writer.sh {input} {output}" --report json:"$TMP/fifo.json"
 expect_outcome ct/dense-b3-group16 "$TMP/fifo.json" wrong-output
 expect_grep 'the output is a FIFO' "$TMP/fifo.json" "the FIFO is named"
-expect_rc 1 "FIFO in place of the input copy" -- certify $SELF --reader "sh $R/fifo_writer.sh {input} {output}" --report json:"$TMP/fifo2.json"
+expect_rc 1 "FIFO in place of the input copy" -- certify $SELF --isolation none --reader "sh $R/fifo_writer.sh {input} {output}" --report json:"$TMP/fifo2.json"
 expect_outcome st/short "$TMP/fifo2.json" tampered
 expect_grep 'short.safetensors is a FIFO now' "$TMP/fifo2.json" "tampered names the FIFO"
 cp -r "$C" "$TMP/cf" && mkfifo "$TMP/cf/st/short/trap.safetensors"

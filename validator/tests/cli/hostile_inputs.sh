@@ -49,7 +49,16 @@ awk 'BEGIN { printf "{\"weight_map\": {"; for (i = 0; i < 1000000; i++) printf "
 # (0.8 s in a release build, 10 s under ASan; 120 s allows for a loaded machine.)
 expect_rc 1 "a 1M-entry index over 5,000 shards finishes" -- timeout 120 "$PC" validate "$TMP/many"
 expect_grep 'ST-036   fail  s4096.safetensors: 5000 container files' "$TMP/out" "the index's shards are capped too"
+# Issue 30 item 13: a file-level failure among 5,000 files names the file (its header length is 2^64-1).
+rm "$TMP/many/model.safetensors.index.json"
+printf '\377\377\377\377\377\377\377\377{}      ' >"$TMP/many/s2500.safetensors"
+expect_rc 1 "a bad header length among 5,000 files" -- $T "$PC" validate "$TMP/many"
+expect_grep 'ST-002 .*s2500.safetensors: header length exceeds' "$TMP/out" "ST-002 names the file"
 rm -rf "$TMP/many"
+# ... and a dtype holding U+0000 is printed whole, escaped, not cut to "F32".
+printf '\075\0\0\0\0\0\0\0{"a":{"dtype":"F32\\u0000x","shape":[1],"data_offsets":[0,4]}}   \0\0\0\0' >"$TMP/nul-dtype.safetensors"
+expect_rc 1 "a dtype with U+0000" -- $T "$PC" validate "$TMP/nul-dtype.safetensors"
+expect_grep 'ST-012 .*dtype "F32\\u0000x" is not one of' "$TMP/out" "the dtype is shown whole"
 
 # 4. Symbolic links: followed inside the checkpoint root (the folder, or a Hugging Face cache repo for
 # a snapshot), refused (ST-037, not opened) outside it; no message quotes a file's bytes.

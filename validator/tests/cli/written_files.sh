@@ -35,12 +35,41 @@ if mknod "$TMP/o/null.safetensors" c 1 3 2>/dev/null; then
 fi
 cp "$CK/model.safetensors" "$TMP/o/in.safetensors"; cp "$TMP/o/in.safetensors" "$TMP/in.copy"
 expect_rc 2 "--out equal to the input is refused" -- $T "$PC" unpack "$TMP/o/in.safetensors" --out "$TMP/o/in.safetensors"
-expect_grep 'is an input: refusing to overwrite it' "$TMP/err" "the input is named"
+expect_grep 'refusing to write over or inside an input (the input .*in.safetensors itself)' "$TMP/err" "the input is named"
 same "$TMP/o/in.safetensors" "$TMP/in.copy" "the input"
 mkdir "$TMP/o/ck"; cp "$CK/config.json" "$CK/model.safetensors" "$TMP/o/ck/"
 ln "$TMP/o/ck/model.safetensors" "$TMP/o/hard.safetensors"
 expect_rc 2 "--out a hard link to a shard of a folder INPUT is refused" -- $T "$PC" unpack "$TMP/o/ck" --out "$TMP/o/hard.safetensors"
 same "$TMP/o/ck/model.safetensors" "$TMP/in.copy" "the shard"
+# Issue 30 item 9: no output over an input or inside an input folder, by device and inode (links too).
+expect_rc 2 "--report over a shard of the input folder" -- $T "$PC" validate "$TMP/o/ck" --report json:"$TMP/o/ck/model.safetensors"
+expect_grep 'inside the input folder' "$TMP/err" "the folder is named"
+same "$TMP/o/ck/model.safetensors" "$TMP/in.copy" "the shard after --report"
+cp "$TMP/o/ck/config.json" "$TMP/config.copy"
+expect_rc 2 "--out over the input folder's config.json" -- $T "$PC" unpack "$TMP/o/ck" --out "$TMP/o/ck/config.json"
+same "$TMP/o/ck/config.json" "$TMP/config.copy" "config.json after --out"
+expect_rc 2 "--out a new file inside the input folder" -- $T "$PC" unpack "$TMP/o/ck" --out "$TMP/o/ck/view.safetensors"
+mkdir "$TMP/o/ck/sub"; ln -s "$TMP/o/ck" "$TMP/o/cklink"
+expect_rc 2 "--report in a subfolder of the input, the input named through a link" -- $T "$PC" validate "$TMP/o/cklink" --report md:"$TMP/o/ck/sub/r.md"
+ln "$TMP/o/ck/config.json" "$TMP/o/config-hard.json"
+expect_rc 2 "--report a hard link to the config beside a file input" -- $T "$PC" validate "$TMP/o/ck/model.safetensors" --report json:"$TMP/o/config-hard.json"
+same "$TMP/o/ck/config.json" "$TMP/config.copy" "config.json after the hard-linked report"
+expect_rc 2 "--report equal to --config" -- $T "$PC" validate "$CK" --config "$TMP/o/config-hard.json" --report json:"$TMP/o/config-hard.json"
+expect_rc 2 "equiv --report inside SOURCE" -- $T "$PC" equiv "$TMP/o/ck" "$CK" --report json:"$TMP/o/ck/eq.json"
+expect_rc 2 "corpus --report inside the corpus" -- $T "$PC" corpus "$TMP/o/ck" --report json:"$TMP/o/ck/c.json"
+expect_rc 2 "certify --report inside the corpus" -- $T "$PC" certify --reader 'true {input} {output}' --corpus "$TMP/o/ck" --report json:"$TMP/o/ck/c.json"
+expect_grep 'refusing to write over or inside an input' "$TMP/err" "certify names the clash"
+no_temp "$TMP/o/ck" "refused outputs"
+checks=$((checks + 1)); [ ! -e "$TMP/o/ck/view.safetensors" ] && [ ! -e "$TMP/o/ck/sub/r.md" ] || { echo "FAIL: an output was written into the input folder"; fails=$((fails + 1)); }
+rm -f "$TMP/o/config-hard.json" "$TMP/o/cklink"; rmdir "$TMP/o/ck/sub"
+
+# Item 10: "--" ends the options; a checkpoint folder named like an option is an INPUT after it.
+mkdir "$TMP/inj"; cp -r "$CK" "$TMP/inj/--report=json:victim.txt"; echo keep >"$TMP/inj/victim.txt"
+expect_rc 0 "validate -- an input named --report=json:victim.txt" -- sh -c 'cd "$1" && exec "$2" validate -- "--report=json:victim.txt"' sh "$TMP/inj" "$PC"
+expect_rc 0 "unpack --out F -- INPUT" -- sh -c 'cd "$1" && exec "$2" unpack --out v.safetensors -- "--report=json:victim.txt"' sh "$TMP/inj" "$PC"
+expect_rc 0 "equiv -- SOURCE TARGET" -- sh -c 'cd "$1" && exec "$2" equiv -- "--report=json:victim.txt" "--report=json:victim.txt"' sh "$TMP/inj" "$PC"
+checks=$((checks + 1)); [ "$(cat "$TMP/inj/victim.txt")" = keep ] || { echo "FAIL: victim.txt was overwritten"; fails=$((fails + 1)); }
+
 echo previous >"$TMP/o/view.safetensors"; cp "$TMP/o/view.safetensors" "$TMP/view.copy"
 expect_rc 2 "a missing input leaves an existing --out alone" -- $T "$PC" unpack "$TMP/none" --out "$TMP/o/view.safetensors"
 same "$TMP/o/view.safetensors" "$TMP/view.copy" "--out after a missing input"
@@ -93,5 +122,35 @@ if ls -a "$TMP/w" | grep -q '\.packcheck-'; then
 else
     wait $pid; echo "FAIL: the temporary never appeared (unpack too fast to interrupt?)"; fails=$((fails + 1))
 fi
+
+# Issue 30 item 11: SIGKILL leaves the temporary; it is named with the writer's pid, so a later
+# write into the folder or `packcheck gc` removes it once the writer is gone (and it is 10 min old).
+"$PC" unpack "$TMP/big" --out "$TMP/w/view.safetensors" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 3000 ] && ! ls -a "$TMP/w" | grep -q '\.packcheck-'; do sleep 0.01; i=$((i + 1)); done
+kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+checks=$((checks + 1))
+left=$(ls -a "$TMP/w" | grep "^\.view\.safetensors\.packcheck-tmp\.$pid\.")
+[ -n "$left" ] || { echo "FAIL: no .view.safetensors.packcheck-tmp.$pid.* after SIGKILL"; ls -a "$TMP/w"; fails=$((fails + 1)); }
+expect_rc 0 "gc keeps a fresh temporary (its writer may be elsewhere)" -- "$PC" gc "$TMP/w"
+checks=$((checks + 1)); [ -z "$left" ] || [ -e "$TMP/w/$left" ] || { echo "FAIL: gc removed a fresh temporary"; fails=$((fails + 1)); }
+[ -z "$left" ] || touch -d '1 hour ago' "$TMP/w/$left"
+expect_rc 0 "gc removes the killed run's temporary" -- "$PC" gc -- "$TMP/w"
+expect_grep "removed .*packcheck-tmp\.$pid\..* (left by process $pid)" "$TMP/out" "gc names what it removed"
+no_temp "$TMP/w" "gc after SIGKILL"
+mkdir "$TMP/gc"
+dead=$(sh -c 'echo $$')
+for f in ".view.safetensors.packcheck-tmp.$dead.abcdef" ".r.json.packcheck-tmp.$dead.ghijkl" ".live.packcheck-tmp.$$.stuvwx" \
+         ".x.packcheck-tmp.$dead.short" "other.packcheck-tmp.$dead.abcdef"; do : >"$TMP/gc/$f"; touch -d '1 hour ago' "$TMP/gc/$f"; done
+: >"$TMP/gc/.fresh.packcheck-tmp.$dead.mnopqr"
+expect_rc 0 "unpack into a folder holding stale temporaries" -- $T "$PC" unpack "$CK" --out "$TMP/gc/view.safetensors"
+checks=$((checks + 1))
+[ ! -e "$TMP/gc/.view.safetensors.packcheck-tmp.$dead.abcdef" ] && [ ! -e "$TMP/gc/.r.json.packcheck-tmp.$dead.ghijkl" ] ||
+    { echo "FAIL: a write left stale temporaries of a dead writer"; ls -a "$TMP/gc"; fails=$((fails + 1)); }
+checks=$((checks + 1))
+for f in ".live.packcheck-tmp.$$.stuvwx" ".x.packcheck-tmp.$dead.short" "other.packcheck-tmp.$dead.abcdef" ".fresh.packcheck-tmp.$dead.mnopqr"; do
+    [ -e "$TMP/gc/$f" ] || { echo "FAIL: $f (live writer, not our name, or fresh) was removed"; fails=$((fails + 1)); }
+done
 
 finish

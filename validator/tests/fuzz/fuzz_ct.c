@@ -13,7 +13,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char g_dir[64], g_cfg[96], g_st[96];
+static char g_dir[256], g_cfg[512], g_st[512];
+
+/* Leave no folder behind when the fuzzer exits (issue 30: it used to stay in /tmp). */
+static void cleanup(void)
+{
+    unlink(g_cfg);
+    unlink(g_st);
+    rmdir(g_dir);
+}
 
 static void put(const char *path, const uint8_t *p, size_t n)
 {
@@ -37,10 +45,12 @@ static void decode_both(const pc_input *in, const pc_module *m, pc_ctx *cx)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!g_dir[0]) {
-        strcpy(g_dir, "/tmp/pc-fuzz-ct-XXXXXX");
+        const char *tmp = getenv("TMPDIR");
+        snprintf(g_dir, sizeof g_dir, "%s/pc-fuzz-ct-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(g_dir)) abort();
         snprintf(g_cfg, sizeof g_cfg, "%s/config.json", g_dir);
         snprintf(g_st, sizeof g_st, "%s/model.safetensors", g_dir);
+        atexit(cleanup);
     }
     const uint8_t *nul = memchr(data, 0, size);
     size_t cfg_len = nul ? (size_t)(nul - data) : size;

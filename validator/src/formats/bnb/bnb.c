@@ -17,6 +17,7 @@
 #include "../../core/arith.h"
 #include "formats/diag_util.h"
 #include "../../core/util.h"
+#include "../../container/json_report.h"
 #include "kernels.h"
 
 #include <cjson/cJSON.h>
@@ -93,6 +94,19 @@ static bool valid_blocksize(long long b)
     return b == 32 || b == 64 || b == 128 || b == 256 || b == 512 || b == 1024 || b == 2048 || b == 4096;
 }
 
+/* bitsandbytes reads the state as json.loads(bytes.decode("utf-8")): one value, then only JSON
+ * whitespace. A value followed by anything else comes back with *tail at the first such byte and
+ * must not be taken (cJSON alone stops at the value and ignores the rest). */
+static cJSON *parse_one_value(const char *buf, size_t n, size_t *tail)
+{
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
+    if (!j || !end) return j;
+    for (size_t i = (size_t)(end - buf); i < n; i++)
+        if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') { *tail = i; return j; }
+    return j;
+}
+
 static cJSON *load_state(const pc_tensor *qs, pc_ctx *cx)
 {
     if (qs->dtype != PC_DT_U8 || qs->ndim != 1 || qs->nbytes == 0 || qs->nbytes > BNB_STATE_LIMIT) {
@@ -103,14 +117,24 @@ static cJSON *load_state(const pc_tensor *qs, pc_ctx *cx)
     char *buf = malloc((size_t)qs->nbytes + 1);
     if (!buf) { cx->oom = true; return NULL; }
     cJSON *j = NULL;
-    if (pc_tensor_read(qs, 0, buf, (size_t)qs->nbytes)) pc_io_error(cx, "%s: cannot read", qs->name);
-    else j = cJSON_ParseWithLength(buf, (size_t)qs->nbytes);
-    free(buf);
-    if (!cx->io_error && !cJSON_IsObject(j)) {
+    size_t n = (size_t)qs->nbytes, tail = n;
+    if (pc_tensor_read(qs, 0, buf, n)) pc_io_error(cx, "%s: cannot read", qs->name);
+    else j = parse_one_value(buf, n, &tail);
+    if (!cx->io_error && cJSON_IsObject(j) && tail < n) {
+        pc_report(cx, "BNB-002", qs->name, (int64_t)(qs->offset + tail), "%s holds bytes after its JSON object (from byte %zu): "
+                  "json.loads refuses them (\"Extra data\")", qs->name, tail);
+        cJSON_Delete(j);
+        j = NULL;
+    } else if (!cx->io_error && !cJSON_IsObject(j)) {
         pc_report(cx, "BNB-002", qs->name, (int64_t)qs->offset, "%s does not hold a JSON object", qs->name);
         cJSON_Delete(j);
-        return NULL;
+        j = NULL;
+    } else if (j && !pc_json_check_reads(cx, buf, n, qs->name, qs->offset, "BNB-002")) {
+        /* QuantState.from_dict reads json.loads' dict; cJSON's differs, so nothing here is checked further. */
+        cJSON_Delete(j);
+        j = NULL;
     }
+    free(buf);
     return j;
 }
 

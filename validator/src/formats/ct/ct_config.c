@@ -369,7 +369,12 @@ static bool regex_match(const char *pat, const char *name, const char *src, pc_c
     int m = pc_pyre_match(pat, name);
     pc_eval(cx, "CFG-029");
     pc_eval(cx, "CFG-031");
-    if (m == PC_PYRE_LIMIT)
+    if (m == PC_PYRE_BUDGET) {
+        if (pc_pyre_budget_notice())
+            pc_report(cx, "CFG-031", src, -1, "the input's patterns are past the matcher's budget (%u compiled instructions in all, "
+                      "%llu automaton steps): pattern \"re:%.80s%s\" and any later ones refused, not run", PYRE_INPUT_MAX_PROG,
+                      PYRE_INPUT_MAX_STEPS, pat, strlen(pat) > 80 ? "..." : "");
+    } else if (m == PC_PYRE_LIMIT)
         pc_report(cx, "CFG-031", src, -1, "pattern \"re:%.80s%s\" is over the matcher's limit of %d instructions: refused, not run",
                   pat, strlen(pat) > 80 ? "..." : "", PYRE_MAX_PROG);
     else if (m < 0) pc_report(cx, "CFG-029", src, -1, "pattern \"re:%s\" uses regex syntax packcheck does not evaluate; it matches nothing", pat);

@@ -19,6 +19,7 @@
 #include "../../core/util.h"
 #include "kernels.h"
 #include "gguf_pairs.h"
+#include "nvfp4_checks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ typedef struct gq_type {
 
 /* Block structs: ggml src/ggml-common.h (block_q4_0, block_q8_0, block_q4_1, block_q5_0, block_q5_1,
  * block_q4_K, block_q6_K, block_q5_K, block_iq4_nl, block_iq4_xs, block_mxfp4, block_q2_K, block_q3_K, block_tq1_0, block_tq2_0,
- * block_iq2_xxs, block_iq2_xs, block_iq2_s, block_iq3_xxs, block_iq3_s, block_iq1_s, block_iq1_m). */
+ * block_iq2_xxs, block_iq2_xs, block_iq2_s, block_iq3_xxs, block_iq3_s, block_iq1_s, block_iq1_m;
+ * ggml 0.25.3: block_nvfp4, block_q1_0, block_q2_0). */
 static const gq_type k_types[] = {
     {2, "Q4_0", 4, 1, 0, "Q40-001", "Q40-002", "Q40-003", pc_q4_0_decode_ref, pc_q4_0_decode_fast},
     {8, "Q8_0", 8, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q8_0_decode_ref, pc_q8_0_decode_fast},
@@ -68,6 +70,10 @@ static const gq_type k_types[] = {
     /* IQ1_M has no d field: its fp16 scale is assembled from the top nibbles of the four u16 scale
      * words at byte 48 (block_scale below); scale_at names where they start */
     {29, "IQ1_M", 8, 1, 48, "GQ-001", "GQ-002", "GQ-003", pc_iq1_m_decode_ref, pc_iq1_m_decode_fast},
+    /* NVFP4: four UE4M3 scale bytes, no fp16 field (GQ-004/005 and the .scale companion: nvfp4_checks.c) */
+    {40, "NVFP4", 4, 0, 0, "GQ-001", "GQ-002", "GQ-003", pc_gguf_nvfp4_decode_ref, pc_gguf_nvfp4_decode_fast},
+    {41, "Q1_0", 1, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q1_0_decode_ref, pc_q1_0_decode_fast},
+    {42, "Q2_0", 2, 1, 0, "GQ-001", "GQ-002", "GQ-003", pc_q2_0_decode_ref, pc_q2_0_decode_fast},
 };
 #define GQ_NTYPES (sizeof k_types / sizeof *k_types)
 
@@ -197,11 +203,14 @@ static void set_shape(pc_module *m, const pc_tensor *t)
 /* Rules are evaluated per family present: a Q4_0-only file reports Q40 rules and no GQ rules. */
 static void eval_rules(const pc_input *in, pc_ctx *cx)
 {
-    bool q40 = false, gq = false;
+    bool q40 = false, gq = false, nvfp4 = false;
     for (size_t i = 0; i < in->ntensors; i++) {
         const gq_type *ty = type_of(&in->tensors[i]);
         if (ty) *(ty->ggml_type == 2 ? &q40 : &gq) = true;
+        if (ty && ty->ggml_type == 40) nvfp4 = true;
     }
+    if (nvfp4)
+        for (int i = 0; i < 3; i++) pc_eval(cx, (const char *const[]){"GQ-004", "GQ-005", "GQ-006"}[i]);
     static const char *const q40_rules[] = {"Q40-001", "Q40-002", "Q40-003"}, *const gq_rules[] = {"GQ-001", "GQ-002", "GQ-003"};
     for (int i = 0; i < 3; i++) {
         if (q40) pc_eval(cx, q40_rules[i]);
@@ -223,6 +232,10 @@ static bool add_tensor(pc_input *in, const pc_tensor *t, const gq_type *ty, pc_c
     if (!pc_ggml_type_block(ty->ggml_type, &g.blck, &g.bytes)) return true; /* the table lists every type here */
     if (!check_geometry(t, ty, g.blck, g.bytes, cx)) return true;
     if (ty->nscales && !check_scales(in, &g, cx)) return false;
+    if (ty->ggml_type == 40) {
+        if (!pc_gguf_nvfp4_scan(in, t, cx)) return false;
+        pc_gguf_nvfp4_companion(in, t, cx);
+    }
     char *prefix = module_prefix(t->name);
     if (!prefix) { cx->oom = true; return false; }
     if (prefix_taken(in, prefix)) {

@@ -50,6 +50,9 @@ GQ_BENCH(iq3_xxs, 256, 98, 1, 0)
 GQ_BENCH(iq3_s, 256, 110, 1, 0)
 GQ_BENCH(iq1_s, 256, 50, 1, 0)
 GQ_BENCH(iq1_m, 256, 56, 0, 0) /* scale words left random: timing only */
+GQ_BENCH(gguf_nvfp4, 64, 36, 0, 0) /* UE4M3 scale bytes random: every byte decodes */
+GQ_BENCH(q1_0, 128, 18, 1, 0)
+GQ_BENCH(q2_0, 64, 18, 1, 0)
 #define GQ_ENTRIES(type, bits, elems)                                                  \
     {#type, #type, bits, 1, type##_in, type##_codes_run, 0.80, 0, elems, type##_fill}, \
     {#type "-f32", #type, bits, 4, type##_in, type##_f32_run, 0.80, 0, elems, type##_fill} /* GB/s of f32 output */
@@ -63,5 +66,6 @@ const pc_bench_entry pc_gguf_blocks_bench[] = {
     GQ_ENTRIES(q2_k, 2, 256), GQ_ENTRIES(q3_k, 3, 256), GQ_ENTRIES(tq1_0, 2, 256), GQ_ENTRIES(tq2_0, 2, 256),
     GQ_ENTRIES(iq2_xxs, 8, 256), GQ_ENTRIES(iq2_xs, 8, 256), GQ_ENTRIES(iq2_s, 8, 256), GQ_ENTRIES(iq3_xxs, 8, 256),
     GQ_ENTRIES(iq3_s, 8, 256), GQ_ENTRIES(iq1_s, 8, 256), GQ_ENTRIES(iq1_m, 8, 256),
+    GQ_ENTRIES(gguf_nvfp4, 4, 64), GQ_ENTRIES(q1_0, 1, 128), GQ_ENTRIES(q2_0, 2, 64),
     {0},
 };

@@ -13,6 +13,7 @@
  *   a row map cannot say it, so such a pair reports them unpaired (EQ-004). */
 #include "gguf_pairs.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,11 +80,30 @@ static bool fill(const pc_input *source, const char *hf_name, const gp_entry *e,
     return ref->source != NULL;
 }
 
+/* The layer of "blk.N.": llama.cpp never parses N, it prints each layer's names with "blk.%d." and
+ * looks them up (llama-arch.cpp LLM_TN), so only that spelling loads: decimal digits, no sign, space
+ * or leading zero, within int. sscanf's %u took " 0", "+0" and "-4294967296" as layer 0. Returns the
+ * length of "blk.N." or 0. */
+static size_t layer_prefix(const char *name, unsigned *bid)
+{
+    if (strncmp(name, "blk.", 4)) return 0;
+    const char *p = name + 4;
+    unsigned long v = 0;
+    size_t nd = 0;
+    for (; p[nd] >= '0' && p[nd] <= '9'; nd++) {
+        v = v * 10 + (unsigned long)(p[nd] - '0');
+        if (v > INT_MAX) return 0;
+    }
+    if (!nd || p[nd] != '.' || (nd > 1 && p[0] == '0')) return 0;
+    *bid = (unsigned)v;
+    return 4 + nd + 1;
+}
+
 static bool block_ref(const pc_input *source, const char *name, pc_pair_ref *ref)
 {
     unsigned bid = 0;
-    int used = 0;
-    if (sscanf(name, "blk.%u.%n", &bid, &used) != 1 || used == 0) return false;
+    size_t used = layer_prefix(name, &bid);
+    if (!used) return false;
     for (size_t i = 0; i < sizeof k_block / sizeof *k_block; i++) {
         const char *suffix = match(name + used, k_block[i].gguf, k_block[i].keep_suffix);
         if (!suffix) continue;

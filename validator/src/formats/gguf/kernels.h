@@ -98,6 +98,19 @@ void pc_iq4_xs_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, fl
 void pc_iq4_xs_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_mxfp4_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_mxfp4_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* Low-bit types of ggml 0.25 (oracle_lowbit.c reads each struct literally):
+ *   NVFP4 (type 40), 36 bytes per 64: d[4] UE4M3 (one per 16), qs[32]; element 16s + j is the low
+ *         nibble of qs[8s + j] (j < 8) or the high nibble of qs[8s + j - 8]; codes = the E2M1 nibble;
+ *         w = f32(kvalues_fp4[q]) * ue4m3_half(d[s]) (ggml_ue4m3_to_fp32: 0x00 and 0x7F give 0, bit 7
+ *         ignored), exact.
+ *   Q1_0 (41), 18 bytes per 128: fp16 d, qs[16]; codes = bit j % 8 of qs[j / 8]; w = bit ? d : -d.
+ *   Q2_0 (42), 18 bytes per 64: fp16 d, qs[16]; codes = bits 2(j % 4) of qs[j / 4]; w = f32(q - 1) * d. */
+void pc_gguf_nvfp4_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_gguf_nvfp4_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_ref(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 
 /* The portable fast paths and the AVX2 paths behind each pc_<type>_decode_fast. */
 void pc_q4_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
@@ -122,6 +135,10 @@ void pc_iq3_xxs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes
 void pc_iq3_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq1_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq1_m_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+float pc_ue4m3_half(uint8_t x); /* ggml_ue4m3_to_fp32, halved (fast_lowbit.c) */
+void pc_gguf_nvfp4_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #ifdef PC_HAVE_X86_KERNELS
 void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q8_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
@@ -138,6 +155,9 @@ void pc_mxfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, fl
 void pc_q3_k_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_tq2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_gguf_nvfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_q2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #endif
 
 #endif

@@ -6,6 +6,7 @@
 #include "formats/format.h"
 #include "kernels.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@ static const bt k_types[] = {
     {"IQ3_S", 21, 110, 256, 1, 0, pc_iq3_s_decode_ref, pc_iq3_s_decode_fast},
     {"IQ1_S", 19, 50, 256, 1, 0, pc_iq1_s_decode_ref, pc_iq1_s_decode_fast},
     {"IQ1_M", 29, 56, 256, 1, 48, pc_iq1_m_decode_ref, pc_iq1_m_decode_fast}, /* steers the scale words' low byte */
+    {"NVFP4", 40, 36, 64, 0, 0, pc_gguf_nvfp4_decode_ref, pc_gguf_nvfp4_decode_fast}, /* every scale byte, bit 7 included */
+    {"Q1_0", 41, 18, 128, 1, 0, pc_q1_0_decode_ref, pc_q1_0_decode_fast},
+    {"Q2_0", 42, 18, 64, 1, 0, pc_q2_0_decode_ref, pc_q2_0_decode_fast},
 };
 #define NTYPES (sizeof k_types / sizeof *k_types)
 
@@ -206,9 +210,39 @@ static void geometry(void)
     }
 }
 
+/* NVFP4, Q1_0, Q2_0: values from ggml's dequantize_row_* worked by hand (kvalues_fp4 doubled, UE4M3 halved). */
+static void worked_lowbit(void)
+{
+    uint8_t nv[36] = {0x38, 0x00, 0x7f, 0xb8}; /* sub-block scales 0.5, 0, 0 (NaN pattern), 0.5 (bit 7 ignored) */
+    nv[4 + 0] = 0x9f;                          /* element 0: code 15 (-12), element 8: code 9 (-1) */
+    nv[4 + 8] = 0x19;                          /* element 16: code 9 under scale 0, element 24: code 1 */
+    nv[4 + 16] = 0x07;                         /* element 32: code 7 under 0x7F */
+    nv[4 + 24] = 0x07;                         /* element 48: code 7 (12) */
+    uint8_t c[128];
+    float w[128];
+    pc_gguf_nvfp4_decode_ref(nv, 1, c, w);
+    CHECK(c[0] == 15 && c[8] == 9 && w[0] == -6.0f && w[8] == -0.5f && w[48] == 6.0f && w[32] == 0.0f, "NVFP4: %g %g %g %g", w[0], w[8], w[48], w[32]);
+    CHECK(w[16] == 0.0f && signbit(w[16]) && !signbit(w[24]) && w[1] == 0.0f && !signbit(w[1]), "NVFP4: -1 * 0 is -0, code 0 is +0");
+    uint8_t q1[18] = {0x00, 0x3c, 0x01};       /* d = 1; element 0 set, 1..7 clear */
+    q1[17] = 0x80;                             /* element 127 set */
+    pc_q1_0_decode_ref(q1, 1, c, w);
+    CHECK(c[0] == 1 && c[1] == 0 && w[0] == 1.0f && w[1] == -1.0f && w[127] == 1.0f && w[120] == -1.0f, "Q1_0: %g %g %g", w[0], w[1], w[127]);
+    q1[1] = 0x00;                              /* d = +0: a clear bit gives -0 (ggml's neg_d) */
+    pc_q1_0_decode_ref(q1, 1, c, w);
+    CHECK(w[1] == 0.0f && signbit(w[1]) && !signbit(w[0]), "Q1_0: d = +0");
+    uint8_t q2[18] = {0x00, 0x40, 0xe4};       /* d = 2; elements 0..3 codes 0, 1, 2, 3 */
+    pc_q2_0_decode_ref(q2, 1, c, w);
+    CHECK(c[0] == 0 && c[3] == 3 && w[0] == -2.0f && w[1] == 0.0f && !signbit(w[1]) && w[2] == 2.0f && w[3] == 4.0f, "Q2_0: %g %g %g %g",
+          w[0], w[1], w[2], w[3]);
+    q2[1] = 0xc0;                              /* d = -2: code 1 gives 0 * -2 = -0 */
+    pc_q2_0_decode_ref(q2, 1, c, w);
+    CHECK(w[1] == 0.0f && signbit(w[1]) && w[3] == -4.0f, "Q2_0: d = -2");
+}
+
 int main(void)
 {
     worked();
+    worked_lowbit();
     property();
     geometry();
     return test_finish();

@@ -424,6 +424,13 @@ static bool apply_dynamic(const pc_input *in, const char *prefix, gptq_cfg *mc, 
         bool neg = !strncmp(key, "-:", 2);
         const char *pat = !strncmp(key, "-:", 2) || !strncmp(key, "+:", 2) ? key + 2 : key;
         int m = dynamic_match(pat, prefix);
+        if (m == PC_PYRE_BUDGET) {
+            if (pc_pyre_budget_notice())
+                pc_report(cx, "CFG-031", mc->src, -1, "the input's patterns are past the matcher's budget (%u compiled instructions in "
+                          "all, %llu automaton steps): dynamic pattern \"%.80s\" and any later ones refused, not run",
+                          PYRE_INPUT_MAX_PROG, PYRE_INPUT_MAX_STEPS, key);
+            return false;
+        }
         if (m == PC_PYRE_LIMIT) {
             pc_report(cx, "CFG-031", mc->src, -1, "dynamic pattern \"%.80s\" is over the matcher's limit of %d instructions: refused, not run",
                       key, PYRE_MAX_PROG);

@@ -33,7 +33,7 @@ extern const pc_format pc_format_hqq;
 
 typedef struct hqq_mod {
     const pc_tensor *wq, *scale, *zero;
-    unsigned bits;
+    unsigned bits, unit_bits; /* nbits, and the field width of the packing (8 for nbits 5 and 6) */
     int axis;
     uint64_t N, K, group, R, C;
     pc_round_t t;
@@ -43,7 +43,7 @@ typedef struct hqq_mod {
 static const char *packing_for(long long nbits)
 {
     switch (nbits) {
-    case 8: return "8bit_u8";
+    case 8: case 6: case 5: return "8bit_u8"; /* 5 and 6 bits: one code per byte ("todo: bitpacking") */
     case 4: return "4bit_u8";
     case 3: return "3bit_32";
     case 2: return "2bit_u8";
@@ -110,7 +110,7 @@ static bool check_meta(const pc_input *in, const char *prefix, hqq_mod *m, pc_ct
     const char *want = packing_for(nbits);
     uint64_t numel;
     if (!want || strcmp(packing, want)) {
-        pc_report(cx, "HQQ-001", prefix, at, "nbits %lld with packing \"%s\": hqq packs nbits 1, 2, 3, 4, 8 as 1bit_u8, 2bit_u8, 3bit_32, 4bit_u8, 8bit_u8",
+        pc_report(cx, "HQQ-001", prefix, at, "nbits %lld with packing \"%s\": hqq packs nbits 1, 2, 3, 4, 5, 6, 8 as 1bit_u8, 2bit_u8, 3bit_32, 4bit_u8, 8bit_u8 (5, 6, 8)",
                   nbits, packing);
         return false;
     }
@@ -126,6 +126,7 @@ static bool check_meta(const pc_input *in, const char *prefix, hqq_mod *m, pc_ct
         return false;
     }
     m->bits = (unsigned)nbits;
+    m->unit_bits = nbits >= 5 ? 8 : (unsigned)nbits;
     m->axis = (int)axis;
     m->N = (uint64_t)shape[0];
     m->K = (uint64_t)shape[1];
@@ -143,19 +144,19 @@ static bool check_wq(const pc_input *in, const char *prefix, hqq_mod *m, pc_ctx 
     uint8_t vb = 0;
     if (v && v->dtype == PC_DT_U8 && v->numel == 1 && !pc_tensor_read(v, 0, &vb, 1)) vaf = vb;
     m->wq = pc_input_find_part(in, prefix, ".W_q");
-    unsigned S = pc_hqq_slots(m->bits), unit = m->bits == 3 ? 4 : 1;
-    pc_dtype raw = m->bits == 3 ? PC_DT_I32 : PC_DT_U8;
+    unsigned S = pc_hqq_slots(m->unit_bits), unit = m->unit_bits == 3 ? 4 : 1;
+    pc_dtype raw = m->unit_bits == 3 ? PC_DT_I32 : PC_DT_U8;
     pc_dtype as_float = m->t == PC_ROUND_F16 ? PC_DT_F16 : m->t == PC_ROUND_BF16 ? PC_DT_BF16 : PC_DT_F32;
-    uint64_t want = pc_hqq_packed_rows(m->bits, (size_t)m->R) * m->C * unit;
-    if (m->bits != 3 && m->R % S) {
+    uint64_t want = pc_hqq_packed_rows(m->unit_bits, (size_t)m->R) * m->C * unit;
+    if (m->unit_bits != 3 && m->R % S) {
         pc_report(cx, "HQQ-002", prefix, m->wq ? (int64_t)m->wq->offset : -1, "%llu rows of groups do not split into %u row blocks (hqq's pack_%ubit_u8 needs R %% %u == 0)",
-                  (unsigned long long)m->R, S, m->bits, S);
+                  (unsigned long long)m->R, S, m->unit_bits, S);
         return false;
     }
     if (!m->wq || m->wq->nbytes != want || m->wq->dtype != (vaf ? as_float : raw)) {
         pc_report(cx, "HQQ-002", m->wq ? m->wq->name : prefix, m->wq ? (int64_t)m->wq->offset : -1,
                   "W_q must be %llu bytes of %s (%llu packed rows x %llu)%s; found %llu bytes of %s",
-                  (unsigned long long)want, pc_dtype_name(vaf ? as_float : raw), (unsigned long long)pc_hqq_packed_rows(m->bits, (size_t)m->R),
+                  (unsigned long long)want, pc_dtype_name(vaf ? as_float : raw), (unsigned long long)pc_hqq_packed_rows(m->unit_bits, (size_t)m->R),
                   (unsigned long long)m->C, vaf ? ", viewed as the compute dtype (view_as_float)" : "",
                   (unsigned long long)(m->wq ? m->wq->nbytes : 0), m->wq ? pc_dtype_name(m->wq->dtype) : "nothing");
         return false;
@@ -198,8 +199,17 @@ static bool hqq_module_name(const pc_input *in, const pc_tensor *t, char *prefix
     return pc_input_find_part(in, prefix, ".nbits") && pc_input_find_part(in, prefix, ".scale");
 }
 
+/* hqq's 1.58-bit mode stores nbits as a float (encode_safetensor_type of 1.58): a scheme this version
+ * recognises but does not decode, so its tensors end unchecked, not rejected. */
+static bool ternary_nbits(const pc_input *in, const char *prefix)
+{
+    const pc_tensor *t = pc_input_find_part(in, prefix, ".nbits");
+    return t && ql_float_dtype(t->dtype);
+}
+
 static void check_module(pc_input *in, const char *prefix, pc_ctx *cx)
 {
+    if (ternary_nbits(in, prefix)) { pc_input_note_layout(in, HQQ_LAYOUT); return; }
     static const char *const k_rules[] = {"HQQ-001", "HQQ-002", "HQQ-003", "HQQ-004", NULL};
     for (const char *const *r = k_rules; *r; r++) pc_eval(cx, *r);
     hqq_mod m = {0};
@@ -255,7 +265,7 @@ static int hqq_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uin
     if (!raw || !q || (weights && (!z || !s))) {
         pc_io_error(cx, "%s: cannot read or allocate the module", pm->prefix);
     } else {
-        pc_hqq_unpack(impl)(raw, m->bits, (size_t)m->R, (size_t)m->C, q);
+        pc_hqq_unpack(impl)(raw, m->unit_bits, (size_t)m->R, (size_t)m->C, q);
         if (weights) pc_hqq_dequant(impl)(q, (size_t)m->R, (size_t)m->C, m->axis, z, s, m->t, weights);
         rc = 0;
     }

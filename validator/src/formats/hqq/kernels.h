@@ -7,7 +7,7 @@
  *   2bit_u8  S = 4  u8     shifts 6, 4, 2, 0
  *   1bit_u8  S = 8  u8     shifts 7 .. 0
  *   3bit_32  S = 10 int32  little-endian words, shifts 27, 24, .., 0 (bits 30-31 unused)
- * Literal oracle (oracle.c) and portable fast path (fast.c). */
+ * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 unpacker (avx2.c). */
 #ifndef PC_HQQ_KERNELS_H
 #define PC_HQQ_KERNELS_H
 
@@ -17,6 +17,10 @@
  * or 8; P = R/S (ceil(R/10) for b = 3). */
 void pc_hqq_unpack_ref(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
 void pc_hqq_unpack_fast(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
+void pc_hqq_unpack_scalar(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
+#ifdef PC_HAVE_X86_KERNELS
+void pc_hqq_unpack_avx2(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
+#endif
 typedef void (*pc_hqq_unpack_fn)(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
 static inline pc_hqq_unpack_fn pc_hqq_unpack(pc_impl impl) { return impl == PC_IMPL_REF ? pc_hqq_unpack_ref : pc_hqq_unpack_fast; }
 

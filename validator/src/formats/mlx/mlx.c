@@ -24,6 +24,7 @@
 #include "../../core/arith.h"
 #include "formats/diag_util.h"
 #include "../../core/scan.h"
+#include "../../core/json_index.h"
 #include "../../core/util.h"
 #include "kernels.h"
 
@@ -149,7 +150,7 @@ static bool check_config(const pc_input *in, pc_ctx *cx, mlx_params *global)
         }
     }
     const cJSON *dup = cJSON_GetObjectItemCaseSensitive((const cJSON *)in->config_json, "quantization_config");
-    if (dup && !cJSON_Compare(dup, q, true))
+    if (dup && !pc_json_equal(dup, q)) /* cJSON_Compare matches members pairwise: quadratic in overrides */
         pc_report(cx, "MLX-003", "config.json", -1,
                   "quantization_config differs from quantization: mlx_lm loads `quantization`, a reader of the other "
                   "dict decodes with other parameters");
@@ -157,9 +158,9 @@ static bool check_config(const pc_input *in, pc_ctx *cx, mlx_params *global)
 }
 
 /* The parameters that apply to module M: its override, else the global ones. */
-static mlx_params module_params(const pc_input *in, const char *prefix, const mlx_params *global)
+static mlx_params module_params(const pc_json_index *overrides, const char *prefix, const mlx_params *global)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(mlx_quant(in), prefix);
+    const cJSON *e = pc_json_index_get(overrides, prefix); /* one key lookup per module, not a walk of the dict */
     mlx_params p = *global;
     char why[160];
     if (cJSON_IsFalse(e)) p.quantized = false;
@@ -338,10 +339,10 @@ static void check_fp_module(pc_input *in, const char *prefix, const mlx_params *
     add_module(in, prefix, &m, cx);
 }
 
-static void check_module(pc_input *in, const char *prefix, const mlx_params *global, pc_ctx *cx)
+static void check_module(pc_input *in, const char *prefix, const pc_json_index *overrides, const mlx_params *global, pc_ctx *cx)
 {
     mlx_mod m = {0};
-    mlx_params p = module_params(in, prefix, global);
+    mlx_params p = module_params(overrides, prefix, global);
     if (p.mode != MLX_AFFINE) {
         check_fp_module(in, prefix, &p, cx);
         return;
@@ -374,12 +375,15 @@ static void mlx_check(pc_input *in, pc_ctx *cx)
     bool ok = check_config(in, cx, &global);
     pc_input_note_layout(in, k_mode[global.mode].layout); /* the global mode names the input's format */
     if (!ok) return;
+    pc_json_index overrides;
+    if (pc_json_index_build(&overrides, mlx_quant(in))) { cx->oom = true; return; }
     char prefix[PREFIX_MAX];
     for (size_t i = 0; i < in->ntensors; i++) {
         if (!mlx_weight(in, &in->tensors[i], prefix, sizeof prefix)) continue;
-        check_module(in, prefix, &global, cx);
-        if (cx->oom || cx->io_error) return;
+        check_module(in, prefix, &overrides, &global, cx);
+        if (cx->oom || cx->io_error) break;
     }
+    pc_json_index_free(&overrides);
 }
 
 static pc_mlx_t scale_type(const pc_tensor *s)
