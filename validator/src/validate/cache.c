@@ -91,9 +91,18 @@ pc_cache *pc_cache_open(const char *path, const char **why)
     }
     sqlite3_busy_timeout(c->db, 30000);
     char *err = NULL;
-    if (sqlite3_exec(c->db, "PRAGMA journal_mode=WAL;"
-                            "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, version TEXT, tier INTEGER,"
-                            " verdict TEXT, files TEXT, entry TEXT NOT NULL, created INTEGER)", NULL, NULL, &err) != SQLITE_OK) {
+    /* WAL lets readers and a writer of several processes overlap; switching to it needs a moment
+     * alone with the file, so a busy database keeps its mode (still correct, only slower). */
+    sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+    int rc = SQLITE_BUSY;
+    for (int tries = 0; tries < 300 && (rc == SQLITE_BUSY || rc == SQLITE_LOCKED); tries++) {
+        sqlite3_free(err);
+        err = NULL;
+        rc = sqlite3_exec(c->db, "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, version TEXT, tier INTEGER,"
+                                 " verdict TEXT, files TEXT, entry TEXT NOT NULL, created INTEGER)", NULL, NULL, &err);
+        if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) sqlite3_sleep(100);
+    }
+    if (rc != SQLITE_OK) {
         static __thread char msg[256];
         snprintf(msg, sizeof msg, "%s", err ? err : "cannot create the table");
         sqlite3_free(err);
