@@ -11,21 +11,78 @@ static const char *k_style =
     "td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}th{background:#eee}"
     ".pass{background:#c8e6c9}.fail{background:#ef9a9a}.warn{background:#ffe082}.skip{color:#aaa}"
     ".error{background:#b39ddb}.unchecked{background:#ffcc80}code{font-size:12px}"
-    ".banner{padding:8px 12px;margin:6px 0;border-radius:4px;font-size:16px}</style>\n";
+    ".banner{padding:8px 12px;margin:6px 0;border-radius:4px;font-size:16px}"
+    ".expected{background:#e3f2fd}.corpus{font-size:20px}</style>\n";
 
-static void banners(pc_sb *b, const cJSON *inputs)
+/* A corpus document states, per input, what was expected (cases[].expected): an input whose
+ * verdict is the expected one is not a failure of anything, even when that verdict is reject. */
+static const cJSON *corpus_case(const cJSON *doc, const cJSON *in)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases"))
+        if (!strcmp(pc_json_str(c, "case"), pc_json_str(in, "path"))) return c;
+    return NULL;
+}
+
+static bool as_expected(const cJSON *doc, const cJSON *in)
+{
+    const cJSON *c = corpus_case(doc, in);
+    return c && !strcmp(pc_json_str(c, "outcome"), "pass");
+}
+
+/* The corpus page leads with its verdict: "619 expected verdicts met" (or "N of M"). */
+static void corpus_banner(pc_sb *b, const cJSON *doc)
+{
+    const cJSON *c;
+    int met = 0, all = 0, rej = 0, unch = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) {
+        all++;
+        if (strcmp(pc_json_str(c, "outcome"), "pass")) continue;
+        met++;
+        rej += !strcmp(pc_json_str(c, "expected"), "reject");
+        unch += !strcmp(pc_json_str(c, "expected"), "unchecked");
+    }
+    pc_sb_printf(b, "<div class=\"banner corpus %s\" id=\"corpus-verdict\"><b>", met == all ? "pass" : "fail");
+    if (met == all) pc_sb_printf(b, "%d expected verdicts met", met);
+    else pc_sb_printf(b, "%d of %d expected verdicts met", met, all);
+    pc_sb_printf(b, "</b> &mdash; %d accepted, %d rejected as expected, %d unchecked as expected", met - rej - unch, rej, unch);
+    if (met != all) pc_sb_printf(b, "; %d not as expected (listed first below)", all - met);
+    pc_sb_puts(b, "</div>\n");
+}
+
+static void banner(pc_sb *b, const cJSON *doc, const cJSON *in)
+{
+    const char *v = pc_json_str(in, "verdict");
+    const cJSON *c = corpus_case(doc, in);
+    if (c && !strcmp(pc_json_str(c, "outcome"), "pass")) {
+        const char *said = !strcmp(v, "reject") ? "rejected as expected" : !strcmp(v, "unchecked") ? "unchecked as expected" : v;
+        pc_sb_printf(b, "<div class=\"banner %s\" id=\"verdict\"><b>%s</b> ", !strcmp(v, "pass") ? "pass" : "expected", said);
+    } else {
+        const char *cls = !strcmp(v, "reject") ? "fail" : !strcmp(v, "error") ? "error" : v;
+        pc_sb_printf(b, "<div class=\"banner %s\" id=\"verdict\"><b>%s</b> ", c ? "fail" : cls, v);
+        if (c) pc_sb_printf(b, "(expected %s) ", pc_json_str(c, "expected"));
+    }
+    pc_sb_xml(b, pc_json_str(in, "path"));
+    if (!pc_input_unopened(in)) pc_sb_printf(b, " (%s)", pc_json_str(in, "format"));
+    if (cJSON_GetObjectItem(in, "tensors")) { pc_sb_puts(b, " &mdash; tensors: "); pc_sb_tensor_counts(b, in); }
+    if (*pc_json_str(in, "error")) { pc_sb_puts(b, ": "); pc_sb_xml(b, pc_input_error_text(in)); }
+    pc_sb_puts(b, "</div>\n");
+}
+
+/* Validate: one banner per input. Corpus: the corpus verdict, then the cases not as expected, then
+ * every case's banner folded away. */
+static void banners(pc_sb *b, const cJSON *doc, const cJSON *inputs)
 {
     const cJSON *in;
-    cJSON_ArrayForEach(in, inputs) {
-        const char *v = pc_json_str(in, "verdict");
-        const char *cls = !strcmp(v, "reject") ? "fail" : !strcmp(v, "error") ? "error" : v;
-        pc_sb_printf(b, "<div class=\"banner %s\" id=\"verdict\"><b>%s</b> ", cls, v);
-        pc_sb_xml(b, pc_json_str(in, "path"));
-        pc_sb_printf(b, " (%s)", pc_json_str(in, "format"));
-        if (cJSON_GetObjectItem(in, "tensors")) { pc_sb_puts(b, " &mdash; tensors: "); pc_sb_tensor_counts(b, in); }
-        if (*pc_json_str(in, "error")) { pc_sb_puts(b, ": "); pc_sb_xml(b, pc_json_str(in, "error")); }
-        pc_sb_puts(b, "</div>\n");
+    if (strcmp(pc_json_str(doc, "kind"), "corpus")) {
+        cJSON_ArrayForEach(in, inputs) banner(b, doc, in);
+        return;
     }
+    corpus_banner(b, doc);
+    cJSON_ArrayForEach(in, inputs) if (!as_expected(doc, in)) banner(b, doc, in);
+    pc_sb_printf(b, "<details><summary>Every case's verdict (%d)</summary>\n", cJSON_GetArraySize(inputs));
+    cJSON_ArrayForEach(in, inputs) if (as_expected(doc, in)) banner(b, doc, in);
+    pc_sb_puts(b, "</details>\n");
 }
 
 static void unchecked(pc_sb *b, const cJSON *inputs)
@@ -136,7 +193,7 @@ char *pc_report_html(const cJSON *doc)
     pc_sb_printf(&b, "</head><body>\n<h1>packcheck %s report</h1>\n<p>version %s</p>\n", pc_json_str(doc, "kind"),
                  pc_json_str(doc, "packcheck_version"));
     const cJSON *inputs = cJSON_GetObjectItem(doc, "inputs");
-    banners(&b, inputs);
+    banners(&b, doc, inputs);
     cases(&b, doc);
     findings(&b, inputs);
     unchecked(&b, inputs);
