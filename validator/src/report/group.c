@@ -118,3 +118,20 @@ void pc_findings_group_free(pc_fgroup *g, size_t ng)
     free((void *)base);
     free(g);
 }
+
+/* A tensor of a module that failed a rule: same module prefix as a failing finding's tensor. */
+bool pc_of_failed_module(const cJSON *in, const char *tensor)
+{
+    char *p = pc_module_prefix(tensor);
+    const cJSON *r;
+    bool hit = false;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "results")) {
+        if (hit || !p || strcmp(pc_json_str(r, "status"), "fail")) continue;
+        char *q = pc_module_prefix(pc_json_str(r, "tensor"));
+        hit = q && *q && !strcmp(p, q);
+        free(q);
+    }
+    free(p);
+    return hit;
+}
+

@@ -28,4 +28,8 @@ void pc_findings_group_free(pc_fgroup *g, size_t ng);
 /* A tensor's module prefix: the name up to its last '.', or the whole name. Caller frees. */
 char *pc_module_prefix(const char *tensor);
 
+/* A tensor of a module that failed a rule (same module prefix as a failing finding's tensor): its
+ * being unchecked is a consequence of that failure, not news of its own. */
+bool pc_of_failed_module(const cJSON *input, const char *tensor);
+
 #endif

@@ -2,6 +2,7 @@
  * banner per input (verdict, format, tensor accounting), then the failures and warnings, then
  * the tensors that were not checked; the full rule x input matrix, mostly pass and skip, is
  * folded away in a <details> element. */
+#include "group.h"
 #include "report.h"
 
 #include <string.h>
@@ -89,11 +90,17 @@ static void unchecked(pc_sb *b, const cJSON *inputs)
 {
     const cJSON *in, *u;
     size_t n = 0;
-    cJSON_ArrayForEach(in, inputs) n += (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(in, "unchecked"));
+    size_t quiet = 0;
+    cJSON_ArrayForEach(in, inputs) cJSON_ArrayForEach(u, cJSON_GetObjectItem(in, "unchecked")) {
+        if (pc_of_failed_module(in, pc_json_str(u, "tensor"))) quiet++;
+        else n++;
+    }
+    if (quiet) pc_sb_printf(b, "<p id=\"unchecked-of-failed\">%zu unchecked tensor%s of modules that failed a rule above not listed (fix the failure first; the JSON report lists them).</p>\n", quiet, quiet == 1 ? "" : "s");
     if (!n) return;
     pc_sb_printf(b, "<h2>Not checked (%zu)</h2>\n<table id=\"unchecked\"><tr><th>input</th><th>tensor</th><th>dtype</th><th>scheme</th><th>reason</th></tr>\n", n);
     cJSON_ArrayForEach(in, inputs) {
         cJSON_ArrayForEach(u, cJSON_GetObjectItem(in, "unchecked")) {
+            if (pc_of_failed_module(in, pc_json_str(u, "tensor"))) continue;
             pc_sb_puts(b, "<tr class=\"unchecked\"><td>");
             pc_sb_xml(b, pc_json_str(in, "path"));
             pc_sb_puts(b, "</td><td><code>");
@@ -143,25 +150,62 @@ static void matrix(pc_sb *b, const cJSON *inputs)
     pc_sb_puts(b, "</table></details>\n");
 }
 
-static void findings(pc_sb *b, const cJSON *inputs)
+static bool failing(const cJSON *r, void *arg)
 {
-    const cJSON *in, *r;
-    pc_sb_puts(b, "<h2>Failures and warnings</h2>\n<table id=\"findings\"><tr><th>input</th><th>rule</th><th>status</th><th>tensor</th><th>offset</th><th>message</th></tr>\n");
+    (void)arg;
+    const char *s = pc_json_str(r, "status");
+    return !strcmp(s, "fail") || !strcmp(s, "warn");
+}
+
+/* One row: a finding, or a group of identical ones (group.h) with its count and first instances. */
+static void finding_row(pc_sb *b, const cJSON *doc, const cJSON *in, const pc_fgroup *g)
+{
+    const cJSON *r = g->inst[0], *off = cJSON_GetObjectItem(r, "offset");
+    const char *s = pc_json_str(r, "status");
+    const pc_rule *rule = pc_rule_find(pc_json_str(r, "rule"));
+    bool grouped = g->n >= PC_GROUP_MIN;
+    /* a corpus case rejected as it should be: its findings are the expected ones, not failures */
+    const char *cls = as_expected(doc, in) ? "expected" : s;
+    pc_sb_puts(b, "<tr><td>");
+    pc_sb_xml(b, pc_json_str(in, "path"));
+    pc_sb_printf(b, "</td><td>%s</td><td class=\"%s\">%s</td><td class=\"title\">", pc_json_str(r, "rule"), cls, s);
+    pc_sb_xml(b, rule && rule->title ? rule->title : "");
+    pc_sb_puts(b, "</td><td>");
+    if (grouped) pc_sb_printf(b, "<b class=\"group\">x %zu %s</b>, first ", g->n, g->modules == g->n ? "modules" : "tensors");
+    pc_sb_puts(b, "<code>");
+    pc_sb_xml(b, pc_json_str(r, "tensor"));
+    pc_sb_puts(b, "</code>");
+    for (int k = 1; grouped && k < PC_GROUP_FIRST && g->inst[k]; k++) {
+        pc_sb_puts(b, k == 1 ? "; then <code>" : ", <code>");
+        pc_sb_xml(b, pc_json_str(g->inst[k], "tensor"));
+        pc_sb_puts(b, "</code>");
+    }
+    if (grouped && g->n > PC_GROUP_FIRST) pc_sb_printf(b, " and %zu more", g->n - PC_GROUP_FIRST);
+    pc_sb_puts(b, "</td><td>");
+    if (cJSON_IsNumber(off)) pc_sb_printf(b, "%.0f", off->valuedouble);
+    pc_sb_puts(b, "</td><td>");
+    pc_sb_xml(b, pc_json_str(r, "message"));
+    pc_sb_puts(b, "</td></tr>\n");
+}
+
+static void findings(pc_sb *b, const cJSON *doc, const cJSON *inputs)
+{
+    const cJSON *in;
+    bool corpus = !strcmp(pc_json_str(doc, "kind"), "corpus");
+    pc_sb_printf(b, "<h2>%s</h2>\n<table id=\"findings\"><tr><th>input</th><th>rule</th><th>status</th><th>rule title</th><th>tensor</th><th>offset</th><th>message</th></tr>\n",
+                 corpus ? "Findings (a case rejected as expected shows its expected findings, not failures)" : "Failures and warnings");
     cJSON_ArrayForEach(in, inputs) {
-        cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "results")) {
-            const char *s = pc_json_str(r, "status");
-            if (strcmp(s, "fail") && strcmp(s, "warn")) continue;
-            const cJSON *off = cJSON_GetObjectItem(r, "offset");
-            pc_sb_puts(b, "<tr><td>");
-            pc_sb_xml(b, pc_json_str(in, "path"));
-            pc_sb_printf(b, "</td><td>%s</td><td class=\"%s\">%s</td><td><code>", pc_json_str(r, "rule"), s, s);
-            pc_sb_xml(b, pc_json_str(r, "tensor"));
-            pc_sb_puts(b, "</code></td><td>");
-            if (cJSON_IsNumber(off)) pc_sb_printf(b, "%.0f", off->valuedouble);
-            pc_sb_puts(b, "</td><td>");
-            pc_sb_xml(b, pc_json_str(r, "message"));
-            pc_sb_puts(b, "</td></tr>\n");
+        pc_fgroup *g = NULL;
+        size_t ng = pc_findings_group(cJSON_GetObjectItem(in, "results"), failing, NULL, &g);
+        if (ng == (size_t)-1) { b->oom = true; continue; }
+        for (size_t i = 0; i < ng; i++) {
+            if (g[i].n >= PC_GROUP_MIN) { finding_row(b, doc, in, &g[i]); continue; }
+            for (size_t k = 0; k < g[i].n; k++) {
+                pc_fgroup one = {.inst = {g[i].all[k]}, .n = 1, .modules = 1};
+                finding_row(b, doc, in, &one);
+            }
         }
+        pc_findings_group_free(g, ng);
     }
     pc_sb_puts(b, "</table>\n");
 }
@@ -195,7 +239,7 @@ char *pc_report_html(const cJSON *doc)
     const cJSON *inputs = cJSON_GetObjectItem(doc, "inputs");
     banners(&b, doc, inputs);
     cases(&b, doc);
-    findings(&b, inputs);
+    findings(&b, doc, inputs);
     unchecked(&b, inputs);
     matrix(&b, inputs);
     pc_sb_puts(&b, "</body></html>");

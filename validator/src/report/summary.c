@@ -111,28 +111,12 @@ static void result_lines(view *v, const cJSON *in)
     pc_findings_group_free(g, ng);
 }
 
-/* A tensor of a module that failed a rule: same module prefix as a failing finding's tensor. */
-static bool of_failed_module(const cJSON *in, const char *tensor)
-{
-    char *p = pc_module_prefix(tensor);
-    const cJSON *r;
-    bool hit = false;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItem(in, "results")) {
-        if (hit || !p || strcmp(pc_json_str(r, "status"), "fail")) continue;
-        char *q = pc_module_prefix(pc_json_str(r, "tensor"));
-        hit = q && *q && !strcmp(p, q);
-        free(q);
-    }
-    free(p);
-    return hit;
-}
-
 static void unchecked_lines(const view *v, const cJSON *in)
 {
     const cJSON *u, *list = cJSON_GetObjectItem(in, "unchecked");
     int n = 0, quiet = 0;
     cJSON_ArrayForEach(u, list) {
-        if (of_failed_module(in, pc_json_str(u, "tensor"))) { quiet++; continue; }
+        if (pc_of_failed_module(in, pc_json_str(u, "tensor"))) { quiet++; continue; }
         if (n++ == UNCHECKED_SHOWN) continue;
         fprintf(v->out, "  %sunchecked%s %s (%s): %s: %s\n", sgr(v, "unchecked"), reset(v, "unchecked"), pc_json_str(u, "tensor"),
                 pc_json_str(u, "dtype"), pc_json_str(u, "scheme"), pc_json_str(u, "reason"));

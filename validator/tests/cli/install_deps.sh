@@ -33,7 +33,7 @@ expect_grep 'install -y -qq --no-install-recommends cmake ninja-build gcc pkg-co
 checks=$((checks + 1)); if grep -q 'clang\|chromium' "$TMP/apt.log"; then echo "FAIL: main installed test-only packages"; fails=$((fails + 1)); fi
 rm "$TMP/apt.log"
 expect_rc 0 "--test: also the test-only packages" -- run --test
-expect_grep 'libssl-dev clang libclang-rt-14-dev chromium$' "$TMP/apt.log" "clang runtimes and chromium with --test"
+expect_grep 'libssl-dev clang libclang-rt-14-dev chromium zlib1g-dev$' "$TMP/apt.log" "clang runtimes, chromium and zlib (screenshot pixels) with --test"
 rm "$TMP/apt.log"
 touch "$TMP/locked-1" "$TMP/locked-2" "$TMP/locked-3"
 expect_rc 0 "another apt-get holds the lock: wait, then install" -- run
