@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "../harness/certify.h"
+#include "../harness/certify_line.h"
 #include "../core/util.h"
 #include "../report/report.h"
 
@@ -234,6 +235,7 @@ int cmd_certify(int argc, char **argv)
     if (reports_writable(&reps)) { rc = PC_EXIT_ERROR; goto out; }
     if (cli_reports_use_stdout(&reps)) o.log = stderr; /* stdout carries the report */
     int code;
+    pc_certify_line_colour(cli_colour(o.log));
     cJSON *doc = pc_certify_run(&o, &code);
     if (!doc) { rc = PC_EXIT_ERROR; goto out; }
     /* Every reader and everything it started is dead by now (harness/reaper.h). */

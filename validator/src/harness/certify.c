@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "certify.h"
+#include "certify_line.h"
 
 #include "../core/sha256.h"
 #include "../core/util.h"
@@ -1063,8 +1064,8 @@ static cJSON *evaluate_case(certify_run *st, size_t i, tally *t)
     cJSON_AddItemToObject(cj, "rules", cJSON_IsArray(rl) ? cJSON_Duplicate(rl, 1) : cJSON_CreateArray());
     if (*pc_json_str(k->expect, "reject_rule")) cJSON_AddStringToObject(cj, "reject_rule", pc_json_str(k->expect, "reject_rule"));
     if (*pc_json_str(k->expect, "reject_family")) cJSON_AddStringToObject(cj, "reject_family", pc_json_str(k->expect, "reject_family"));
-    fprintf(st->log, "%-16s %s%s%s\n", !strcmp(status, "stale") ? "STALE" : !strcmp(status, "expected-fail") ? "xfail" : k_outcomes[oc], k->id,
-            oc != O_PASS ? ": " : "", oc != O_PASS ? pc_json_str(cj, "detail") : "");
+    pc_profile prof = st->o->profile && !strcmp(st->o->profile, "compat") ? PC_PROFILE_COMPAT : PC_PROFILE_STRICT;
+    pc_certify_line(st->log, k, cj, !strcmp(status, "stale") ? "STALE" : !strcmp(status, "expected-fail") ? "xfail" : k_outcomes[oc], prof);
     return cj;
 }
 
