@@ -7,6 +7,7 @@
 static const struct { const char *name; int (*run)(int, char **); const char *what; } k_cmds[] = {
     {"validate", cmd_validate, "validate checkpoints against the rule catalogue"},
     {"unpack", cmd_unpack, "write the logical view (codes and f32 weights) of every quantized weight"},
+    {"read", cmd_read, "packcheck as a reader under certify's protocol: write INPUT's view to OUTPUT, 0 / 1 (refused)"},
     {"rules", cmd_rules, "print the rule catalogue"},
     {"corpus", cmd_corpus, "run a fixture corpus: pins, verdicts, logical-view hashes, fast vs oracle"},
     {"certify", cmd_certify, "certify a third-party reader against a corpus"},
