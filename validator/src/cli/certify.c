@@ -19,7 +19,7 @@ static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--case ID]... [--name NAME]\n"
     "                         [--workdir DIR] [--corpus-digest HEX] [--reader-user USER] [--eval-timeout S] [--report FMT:PATH]...\n"
-    "                         [--container-only]\n"
+    "                         [--container-only] [--layout L,...] [--format gguf|safetensors]\n"
     "       packcheck certify --combine REPORT.json... [--readers META.json] [--report FMT:PATH]...\n"
     "       packcheck certify --check-matrix MATRIX.json\n"
     "       packcheck certify --render REPORT.json [--expect-fail FILE] [--report FMT:PATH]...";
@@ -54,6 +54,10 @@ static void help(void)
            "                     report of an --update-expect run, whose list it wrote afterwards)\n"
            "--container-only     the reader verifies containers but decodes no quantization: its verdicts are\n"
            "                     compared, no logical view is asked for (an accepted valid case passes)\n"
+           "--layout L,...       the reader's declared scope: layouts it reads (expect.json's layout, or a GGUF\n"
+           "                     block type in lower case: q8_0, q4_k, iq4_nl, ...; repeatable); --format gguf or\n"
+           "                     safetensors: containers it reads. Cases outside are `unsupported`, listed as\n"
+           "                     coverage (neither pass nor failure); a case of mixed layouts needs them all\n"
            "--readers META.json  with --combine: each reader's version, language, claimed families (the public\n"
            "                     matrix, reports/UPSTREAM.md)\n"
            "--check-matrix M     is a committed matrix consistent with the certificates it names (digests,\n"
@@ -220,6 +224,10 @@ int cmd_certify(int argc, char **argv)
             if (o.nonly == PC_CERTIFY_MAX_ONLY) { rc = cli_usage(USAGE, "at most %d --only/--case", PC_CERTIFY_MAX_ONLY); goto out; }
             o.only_exact[o.nonly] = true;
             o.only[o.nonly++] = v;
+        } else if ((v = cli_value(argc, argv, &i, "--layout"))) {
+            if (pc_scope_add(o.scope.layouts, &o.scope.nlayouts, (char *)v)) { rc = cli_usage(USAGE, "at most %d layouts", PC_SCOPE_MAX); goto out; }
+        } else if ((v = cli_value(argc, argv, &i, "--format"))) {
+            if (pc_scope_add(o.scope.formats, &o.scope.nformats, (char *)v)) { rc = cli_usage(USAGE, "at most %d formats", PC_SCOPE_MAX); goto out; }
         } else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
         } else {

@@ -58,6 +58,15 @@ static void header(pc_sb *b, const cJSON *doc)
     bool partial = !ok && !strcmp(pc_json_str(doc, "verdict"), "partial"); /* --only: not a certificate */
     pc_sb_printf(b, "</h1>\n<p><span id=\"verdict\" class=\"banner %s\">%s</span></p>\n", ok ? "certified" : partial ? "partial" : "not-certified",
                  ok ? "CERTIFIED" : partial ? "PARTIAL (not a certificate)" : "NOT CERTIFIED");
+    const cJSON *sc = cJSON_GetObjectItem(doc, "scope"), *sx;
+    if (sc) { /* a declared scope: the cases outside it are coverage, not failures */
+        double all = pc_json_num(sc, "cases", 0), un = pc_json_num(sc, "unsupported", 0);
+        pc_sb_printf(b, "<p id=\"scope\">Declared scope:");
+        cJSON_ArrayForEach(sx, cJSON_GetObjectItem(sc, "formats")) { pc_sb_puts(b, " format "); pc_sb_xml(b, sx->valuestring); }
+        cJSON_ArrayForEach(sx, cJSON_GetObjectItem(sc, "layouts")) { pc_sb_puts(b, " layout "); pc_sb_xml(b, sx->valuestring); }
+        pc_sb_printf(b, ". Coverage: %.0f of %.0f cases in scope; %.0f <span class=\"unsupported\">unsupported</span> (neither pass nor failure).</p>\n",
+                     all - un, all, un);
+    }
     if (*pc_json_str(doc, "verdict_reason")) { pc_sb_puts(b, "<p id=\"verdict-reason\">"); pc_sb_xml(b, pc_json_str(doc, "verdict_reason")); pc_sb_puts(b, "</p>\n"); }
     pc_sb_puts(b, "<table id=\"provenance\"><tr><th>reader command</th><td><code>");
     pc_sb_xml(b, pc_json_str(rd, "command"));
