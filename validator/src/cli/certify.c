@@ -5,6 +5,7 @@
 
 #include "../harness/certify.h"
 #include "../harness/certify_line.h"
+#include "../harness/corpus.h"
 #include "../core/util.h"
 #include "../report/report.h"
 
@@ -69,6 +70,20 @@ static void help(void)
            USAGE);
 }
 
+/* The public matrix names the corpus this binary carries ("current_manifest_sha256") and marks each
+ * certificate made against another one stale: its counts describe that corpus, not this one. */
+static void mark_stale(cJSON *doc)
+{
+    const char *dir = cli_default_corpus();
+    pc_corpus c;
+    if (!dir || pc_corpus_load(dir, &c, stderr)) { if (dir) pc_corpus_free(&c); return; }
+    cJSON_AddStringToObject(doc, "current_manifest_sha256", c.manifest_sha256);
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers"))
+        cJSON_AddBoolToObject(r, "stale", strcmp(pc_json_str(r, "manifest_sha256"), c.manifest_sha256) != 0);
+    pc_corpus_free(&c);
+}
+
 static int combine(int argc, char **argv, int i, bool render, cli_reports *given)
 {
     const char **paths = calloc((size_t)argc, sizeof *paths);
@@ -101,6 +116,7 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
     } else {
         doc = pc_certify_combine(paths, n, stderr);
         if (doc && meta && pc_certify_readers_annotate(doc, meta, stderr)) { cJSON_Delete(doc); doc = NULL; }
+        if (doc && meta) mark_stale(doc);
     }
     if (!doc) goto out;
     rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : PC_EXIT_OK;

@@ -64,6 +64,7 @@ char *pc_report_markdown_certify(const cJSON *doc);
 bool pc_upstream_annotated(const cJSON *doc);
 void pc_upstream_md(pc_sb *b, const cJSON *doc);
 void pc_upstream_html(pc_sb *b, const cJSON *doc);
+void pc_upstream_stale_note(pc_sb *b, const cJSON *doc);
 
 /* Accessors that tolerate missing keys: pc_json_str, pc_json_num, ... */
 #include "../core/json_get.h"
