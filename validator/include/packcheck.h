@@ -8,15 +8,19 @@
  * Every size that comes from a file goes through the checked arithmetic in core/arith.h before it
  * sizes an allocation, a loop or an offset.
  *
- * Embedding (installed: `pkg-config --cflags --libs packcheck`, or find_package(packcheck) and link
- * packcheck::packcheck / packcheck::packcheck_static):
+ * Embedding (installed: `pkg-config --cflags --libs packcheck` (shared, with an rpath to the prefix)
+ * or `packcheck-static` (libpackcheck.a), or find_package(packcheck) and link packcheck::packcheck /
+ * packcheck::packcheck_static):
  *
  *     pc_ctx cx;
  *     if (pc_ctx_init(&cx, PC_PROFILE_STRICT)) return oom;
  *     pc_input *in = pc_input_open(path, NULL, &cx);     NULL only when out of memory
  *     if (in) pc_validate(in, &cx);
  *     for (size_t i = 0; i < cx.nfindings; i++) use(cx.findings[i].rule->id, cx.findings[i].status, ...);
- *     bool rejected = pc_rejected(&cx), unreadable = cx.io_error;
+ *     // No finding is not "clean": a tensor packcheck does not decode is `unchecked`, not a pass.
+ *     const pc_accounting *a = in ? in->acct : NULL;     checked / plain / unchecked tensor counts
+ *     for (size_t i = 0; a && i < a->unchecked; i++) say(a->list[i].t->name, a->list[i].why.reason);
+ *     const char *verdict = pc_verdict(in, &cx);         "pass", "unchecked", "reject" or "error"
  *     pc_input_free(in);
  *     pc_ctx_free(&cx);
  *

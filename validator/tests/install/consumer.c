@@ -1,6 +1,7 @@
 /* A loader's own test binary, built against an installed packcheck (pkg-config or find_package):
- * validate one input in-process through the public API and read its findings.
- * usage: consumer INPUT EXPECT   (EXPECT: "pass", or the rule ID the input must fail) */
+ * validate one input in-process through the public API and read its findings and its tensor
+ * accounting (no finding is not "clean": a tensor packcheck does not decode is unchecked).
+ * usage: consumer INPUT EXPECT   (EXPECT: "pass", "unchecked", or the rule ID the input must fail) */
 #include <packcheck.h>
 
 #include <stdio.h>
@@ -8,7 +9,7 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) { fprintf(stderr, "usage: consumer INPUT pass|RULE-ID\n"); return 2; }
+    if (argc != 3) { fprintf(stderr, "usage: consumer INPUT pass|unchecked|RULE-ID\n"); return 2; }
     if (!pc_rule_find("ST-001") || pc_rule_count() < 100) { fprintf(stderr, "catalogue missing\n"); return 2; }
     pc_ctx cx;
     if (pc_ctx_init(&cx, PC_PROFILE_STRICT)) return 2;
@@ -21,9 +22,12 @@ int main(int argc, char **argv)
                (long long)f->offset, f->message);
         seen |= f->status == PC_STATUS_FAIL && !strcmp(f->rule->id, argv[2]);
     }
-    int ok = !cx.io_error && !cx.oom &&
-             (!strcmp(argv[2], "pass") ? !pc_rejected(&cx) : (pc_rejected(&cx) && seen));
-    printf("format=%s rejected=%d -> %s\n", in ? pc_input_format(in) : "-", pc_rejected(&cx), ok ? "as expected" : "NOT as expected");
+    const pc_accounting *a = in ? in->acct : NULL;
+    if (a) printf("tensors: %zu checked, %zu plain, %zu unchecked\n", a->checked, a->plain, a->unchecked);
+    for (size_t i = 0; a && i < a->unchecked; i++) printf("unchecked %s: %s: %s\n", a->list[i].t->name, a->list[i].why.scheme, a->list[i].why.reason);
+    const char *verdict = pc_verdict(in, &cx);
+    int ok = !strcmp(argv[2], "pass") || !strcmp(argv[2], "unchecked") ? !strcmp(verdict, argv[2]) : (!strcmp(verdict, "reject") && seen);
+    printf("format=%s verdict=%s -> %s\n", in ? pc_input_format(in) : "-", verdict, ok ? "as expected" : "NOT as expected");
     pc_input_free(in);
     pc_ctx_free(&cx);
     return ok ? 0 : 1;
