@@ -88,7 +88,8 @@ int cmd_corpus(int argc, char **argv)
     if (!doc) { fprintf(stderr, "packcheck: %s is not a corpus\n", dir); goto out; }
     int passed = (int)cJSON_GetObjectItem(doc, "cases_passed")->valuedouble;
     pc_corpus_print_rollup(doc, stdout);
-    printf("corpus: %d passed, %d failed\n", passed, failed);
+    const char *col = cli_sgr(stdout, failed ? "error" : "ok");
+    printf("corpus: %s%d passed, %d failed%s\n", col, passed, failed, *col ? cli_sgr(stdout, "reset") : "");
     rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : failed ? PC_EXIT_REJECT : PC_EXIT_OK;
     cJSON_Delete(doc);
 out:

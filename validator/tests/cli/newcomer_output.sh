@@ -46,6 +46,8 @@ expect_rc 1 "NO_COLOR" -- env NO_COLOR=1 "$PC" validate "$TMP/q"
 checks=$((checks + 1))
 if grep -q "$ESC" "$TMP/out"; then echo "FAIL: colour despite NO_COLOR"; fails=$((fails + 1)); fi
 expect_rc 0 "corpus --color never" -- "$PC" corpus --color never --version
+expect_rc 0 "corpus --color always" -- "$PC" corpus --color always
+expect_grep "^corpus: ${ESC}\[32m[0-9]* passed, 0 failed" "$TMP/out" "corpus colours its verdict"
 expect_rc 0 "unpack takes --color" -- "$PC" unpack --color=never "$SRC/fixtures/awq/autoawq-gemm-g32-allmax" --out "$TMP/v.safetensors"
 expect_rc 2 "bad --color value" -- "$PC" corpus --color sometimes --version
 expect_grep 'color wants auto, always or never' "$TMP/err" "bad --color says what it wants"
