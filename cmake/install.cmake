@@ -28,7 +28,7 @@ set(PC_EXPORT_TARGETS packcheck_lib)
 if(NOT PACKCHECK_FUZZ)
   add_library(packcheck_shared SHARED $<TARGET_OBJECTS:packcheck_lib>)
   set_target_properties(packcheck_shared PROPERTIES OUTPUT_NAME packcheck EXPORT_NAME packcheck
-    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+    VERSION ${PROJECT_VERSION} SOVERSION 1) # the ABI: bumped with PACKCHECK_API_VERSION changes that break it
   target_include_directories(packcheck_shared PUBLIC
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/validator/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(packcheck_shared PRIVATE PkgConfig::CJSON OpenSSL::Crypto Threads::Threads m)

@@ -4,20 +4,49 @@ Stated from what the generator wrote, independently of packcheck's C classificat
 from the claims format modules make while checking): a tensor is `checked` when it is a part of a
 module the case pins (expect.json "modules"), `plain` when it is an unquantized float (or BOOL/I64;
 GGUF's float and integer types), `unchecked` otherwise; and the float companions of an unchecked
-weight (M.weight_scale beside an FP8 M.weight) are unchecked with it. Standard library only."""
+weight (M.weight_scale beside an FP8 M.weight) are unchecked with it. Standard library only.
+
+The parts a module is made of are the formats' own declaration, read from the binary
+(`packcheck formats --json`; PACKCHECK_BIN, else build/packcheck), so C and Python keep one list."""
+import functools
 import json
 import os
 import struct
+import subprocess
 
-# The parts of a pinned module M: M.<part> (GGUF: M.weight or M itself).
-MODULE_PARTS = {"weight_packed", "weight_scale", "weight_zero_point", "weight_g_idx", "weight_shape",
-                "weight_global_scale", "input_global_scale", "weight", "weight_scale_2", "input_scale",
-                "qweight", "qzeros", "scales", "g_idx", "biases",
-                "weight_scale_inv", "input_zero_point",
-                "SCB", "weight_format"}  # bitsandbytes LLM.int8: M.weight I8, M.SCB, M.weight_format
-# Parts with dots (bitsandbytes 4-bit: M.weight.absmax, M.weight.quant_state.bitsandbytes__nf4, ...).
-DOTTED_PARTS = ("weight.absmax", "weight.quant_map", "weight.nested_absmax", "weight.nested_quant_map",
-                "weight.quant_state.bitsandbytes__nf4", "weight.quant_state.bitsandbytes__fp4")
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@functools.lru_cache(maxsize=None)
+def _formats():
+    exe = os.environ.get("PACKCHECK_BIN") or os.path.join(_ROOT, "build", "packcheck")
+    if not os.access(exe, os.X_OK):
+        raise SystemExit(f"pcgen.accounting: {exe} not found: build packcheck first or set PACKCHECK_BIN")
+    out = subprocess.run([exe, "formats", "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["formats"]
+
+
+@functools.lru_cache(maxsize=None)
+def module_parts():
+    """Every declared part suffix ("" = the module tensor itself, ".qweight", "_blocks", ...), longest first."""
+    suffixes = {p["suffix"] for f in _formats() for p in f["parts"]}
+    return tuple(sorted(suffixes, key=len, reverse=True))
+
+
+def _structured(name, names):
+    """Is `name` a codes part of some format's module whose companion part is in the file too? Then
+    it is that module's (unchecked when not pinned), never plain, whatever its dtype."""
+    for f in _formats():
+        comps = [p["suffix"] for p in f["parts"] if p["role"] == "companion"]
+        for p in f["parts"]:
+            sfx = p["suffix"]
+            if p["role"] == "codes" and sfx and name.endswith(sfx) and len(name) > len(sfx):
+                prefix = name[:-len(sfx)]
+                if any(prefix + c in names for c in comps):
+                    return True
+    return False
+
+
 PLAIN_ST = {"F16", "BF16", "F32", "F64", "BOOL", "I64"}
 PLAIN_GGUF = {0, 1, 30, 28, 24, 25, 26, 27}  # F32 F16 BF16 F64 I8 I16 I32 I64
 
@@ -85,28 +114,20 @@ def tensor_accounting(case_dir, input_rel, modules):
         with open(p, "rb") as f:
             magic = f.read(4)
         gguf = magic in (b"GGUF", b"FUGG") or p.endswith(".gguf")
-        for name, dtype, ggml in (_gguf_tensors(p) if gguf else _st_tensors(p)):
-            if gguf:
-                m, part = (name[:-len(".weight")] if name.endswith(".weight") else name), None
-                checked = m in mods
-            else:
-                m, _, part = name.rpartition(".")
-                checked = m in mods and part in MODULE_PARTS
-                for dotted in DOTTED_PARTS:
-                    if not checked and name.endswith("." + dotted) and name[:-len(dotted) - 1] in mods:
-                        m, part, checked = name[:-len(dotted) - 1], dotted, True
-                # gpt-oss MXFP4: module P is made of P_blocks and P_scales
-                if not checked and name[-7:] in ("_blocks", "_scales") and name[:-7] in mods:
-                    m, part, checked = name[:-7], name[-6:], True
-                # transformers fused FP8 experts: module P is P, P_scale_inv (and P_activation_scale)
-                for sfx in ("", "_scale_inv", "_activation_scale"):
-                    if not checked and name.endswith(sfx) and name[:len(name) - len(sfx)] in mods:
-                        m, part, checked = name[:len(name) - len(sfx)], sfx or "self", True
-            plain = (ggml in PLAIN_GGUF) if gguf else (dtype in PLAIN_ST)
+        tensors = _gguf_tensors(p) if gguf else _st_tensors(p)
+        names = {t[0] for t in tensors}
+        for name, dtype, ggml in tensors:
+            m, part = name.rpartition(".")[0], name.rpartition(".")[2]
+            checked = False
+            for sfx in module_parts():
+                if name.endswith(sfx) and name[:len(name) - len(sfx)] in mods:
+                    m, part, checked = name[:len(name) - len(sfx)], sfx.lstrip("._") or "self", True
+                    break
+            plain = ((ggml in PLAIN_GGUF) if gguf else (dtype in PLAIN_ST)) and not _structured(name, names)
             rows.append((m, part, "checked" if checked else "plain" if plain else "unchecked"))
     quantized = {m for m, part, c in rows if c == "unchecked" and part == "weight"}
     for m, part, c in rows:
-        if c == "plain" and m in quantized and part in MODULE_PARTS and part != "weight":
+        if c == "plain" and m in quantized and ("." + part) in module_parts() and part != "weight":
             c = "unchecked"
         counts[c] += 1
     return counts

@@ -2,7 +2,7 @@
  * ID (or says in "no_fixture" why none can exist, and then has none); every SHOULD rule and every rule
  * the compat profile relaxes is exercised by some case; every family has rules. */
 #include "harness/corpus.h"
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "report/report.h"
 #include "testlib.h"
 

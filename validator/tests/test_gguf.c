@@ -1,7 +1,7 @@
 /* GGUF container reader and Q4_0 module: a table of hand-built inputs, each with the exact rule
  * it must break (or none), then a property test: every truncation and thousands of random byte
  * mutations of a valid file end in a verdict, never a crash (run under ASan/UBSan in CI). */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

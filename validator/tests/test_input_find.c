@@ -1,7 +1,7 @@
 /* pc_input_find_part and pc_input_prefixed against a linear scan, on sorted names built to hit the
  * boundaries: a prefix that is itself a tensor, names that differ only after the prefix, '.' (0x2e)
  * next to '-' (0x2d) and '/' (0x2f) in the sort order, empty input. */
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "testlib.h"
 
 static int cmp_name(const void *a, const void *b) { return strcmp(((const pc_tensor *)a)->name, ((const pc_tensor *)b)->name); }

@@ -2,6 +2,11 @@
  * random, all-max) through an independent packer written here from the seed article, and property
  * tests: the fast path equals the oracle on random shapes and random words. */
 #include "kernels/kernels.h"
+#include "formats/awq/kernels.h"
+#include "formats/bnb/kernels.h"
+#include "formats/gguf/kernels.h"
+#include "formats/gptq/kernels.h"
+#include "formats/mlx/kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,11 @@
  * every tail length. Source buffers are sized exactly (ASan catches a read one byte past them) and
  * also placed against a PROT_NONE page (catches it without ASan); destinations carry a canary. */
 #include "kernels/kernels.h"
-#include "kernels/fast/kernel_set.h"
+#include "formats/awq/kernels.h"
+#include "formats/bnb/kernels.h"
+#include "formats/gguf/kernels.h"
+#include "formats/gptq/kernels.h"
+#include "formats/mlx/kernels.h"
 
 #include <math.h>
 #include <stdio.h>

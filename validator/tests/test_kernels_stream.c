@@ -143,6 +143,7 @@ int main(void)
             for (size_t cols = 1; cols <= 300; cols += 7)
                 for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
                     rows_matrix(legacy, b, cols, rows[r], (unsigned)(cols % 8));
-    CHECK(!strcmp(pc_kernels_name(), pc_kernels_active()->name), "kernel set name");
+    const char *env = getenv("PACKCHECK_KERNELS"); /* the automatic choice is the best this CPU runs */
+    CHECK(!strcmp(pc_kernels_name(), env && *env ? env : pc_kernels_available(0)), "kernel set name");
     return test_finish();
 }

@@ -1,6 +1,6 @@
 /* LIMIT rules that need files too large to commit: each input is a sparse file (the data is a hole,
  * never read), so the test costs no disk and proves the limit is checked before any allocation. */
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "testlib.h"
 
 #include <fcntl.h>

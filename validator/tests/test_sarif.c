@@ -3,7 +3,7 @@
  * output against the published 2.1.0 schema): version and $schema, the driver, every result's
  * ruleId/ruleIndex pairing, levels, messages, artifact URIs, byte-offset regions, logical
  * locations, and an unreadable input as a failed invocation. */
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "report/report.h"
 #include "testlib.h"
 

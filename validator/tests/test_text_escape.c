@@ -1,7 +1,7 @@
 /* Invalid UTF-8 in names, config keys and index entries (issue 12 item 3): every report format is
  * valid UTF-8, the JSON parses, the JUnit XML is well-formed, and each says it escaped bytes. */
 #include "core/util.h"
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "report/report.h"
 #include "report/text_escape.h"
 #include "testlib.h"

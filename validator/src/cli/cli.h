@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 int cmd_validate(int argc, char **argv);
 int cmd_unpack(int argc, char **argv);
@@ -16,6 +16,7 @@ int cmd_corpus(int argc, char **argv);
 int cmd_certify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_equiv(int argc, char **argv);
+int cmd_formats(int argc, char **argv);
 
 /* --report FMT:PATH, repeatable. */
 #define CLI_MAX_REPORTS 16

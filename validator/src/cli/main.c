@@ -13,6 +13,7 @@ static const struct { const char *name; int (*run)(int, char **); const char *wh
     {"certify", cmd_certify, "certify a third-party reader against a corpus"},
     {"equiv", cmd_equiv, "prove two checkpoints hold the same quantized model"},
     {"bench", cmd_bench, "fast unpackers against the oracle and memcpy"},
+    {"formats", cmd_formats, "the formats and the tensor parts their modules are made of"},
 };
 
 static int usage(FILE *f, int rc)

@@ -1,7 +1,7 @@
 /* The GGUF container reader (gguf.c): rules GGUF-*, header and tensor infos in file order. */
 #ifndef PC_GGUF_H
 #define PC_GGUF_H
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 /* Read the GGUF file f, appending its tensors to *tensors (growing *cap) as st_read_header does for
  * safetensors. Returns 0, or -1 after reporting why to cx. */

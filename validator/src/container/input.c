@@ -341,15 +341,7 @@ void pc_input_free(pc_input *in)
 {
     if (!in) return;
     pc_scan_free(in);
-    if (in->acct) free(in->acct->list); /* validation's accounting (validate/accounting.c) */
-    free(in->acct);
-    for (size_t i = 0; i < in->nmodules; i++) {
-        pc_module *m = &in->modules[i];
-        if (m->fmt && m->fmt->module_free) m->fmt->module_free(m->priv);
-        free(m->prefix);
-    }
-    free(in->modules);
-    free(in->claimed_by);
+    if (in->release_validation) in->release_validation(in); /* modules, claims, accounting (validate/) */
     for (size_t i = 0; i < in->ntensors; i++) free(in->tensors[i].name);
     free(in->tensors);
     for (size_t i = 0; i < in->nfiles; i++) pc_file_close(&in->files[i]);
@@ -359,4 +351,12 @@ void pc_input_free(pc_input *in)
     free(in->path);
     free(in->dir);
     free(in);
+}
+
+/* The input's contract format name, from the layouts the formats noted on it. */
+const char *pc_input_format(const pc_input *in)
+{
+    if (in->is_gguf) return "gguf";
+    if (in->nlayouts > 1) return "mixed";
+    return in->nlayouts ? in->layouts[0] : "safetensors";
 }

@@ -1,6 +1,6 @@
 #ifndef PC_SAFETENSORS_H
 #define PC_SAFETENSORS_H
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 /* Read and check one safetensors file's header (rules ST-001..ST-027). When the file breaks no
  * MUST rule of family ST, its tensors are appended to *tensors (grown as needed). Returns -1 only

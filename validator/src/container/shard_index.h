@@ -1,7 +1,7 @@
 /* model.safetensors.index.json (shard_index.c). */
 #ifndef PC_SHARD_INDEX_H
 #define PC_SHARD_INDEX_H
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 /* model.safetensors.index.json (shard_index.c). st_index_load parses and checks the index and
  * returns the shard file names it names (ST-030, ST-031); st_index_verify checks, once the shards

@@ -1,5 +1,5 @@
 /* Findings for one input: which rules were evaluated and which broke, where. */
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -109,3 +109,27 @@ pc_status pc_rule_status(const pc_ctx *cx, const pc_rule *r)
     }
     return s;
 }
+
+/* The embedding API's heap ctx and accessors (packcheck.h). */
+pc_ctx *pc_ctx_new(pc_profile p)
+{
+    pc_ctx *cx = malloc(sizeof *cx);
+    if (cx && pc_ctx_init(cx, p)) { free(cx); return NULL; }
+    return cx;
+}
+
+void pc_ctx_delete(pc_ctx *cx)
+{
+    if (!cx) return;
+    pc_ctx_free(cx);
+    free(cx);
+}
+
+size_t pc_ctx_finding_count(const pc_ctx *cx) { return cx->nfindings; }
+const pc_finding *pc_ctx_finding(const pc_ctx *cx, size_t i) { return i < cx->nfindings ? &cx->findings[i] : NULL; }
+const char *pc_ctx_io_error(const pc_ctx *cx) { return cx->io_error ? cx->io_message : cx->oom ? "out of memory" : NULL; }
+const pc_rule *pc_finding_rule(const pc_finding *f) { return f->rule; }
+pc_status pc_finding_status(const pc_finding *f) { return f->status; }
+const char *pc_finding_tensor(const pc_finding *f) { return f->tensor ? f->tensor : ""; }
+int64_t pc_finding_offset(const pc_finding *f) { return f->offset; }
+const char *pc_finding_message(const pc_finding *f) { return f->message ? f->message : ""; }

@@ -1,5 +1,5 @@
 /* safetensors dtypes with their bit widths (FORMATS.md 2.3, crate enum order). */
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 #ifndef PC_FILE_H
 #define PC_FILE_H
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 int pc_file_open(pc_file *f, const char *path);
 /* The same, saying why it failed (see pc_open_regular). */

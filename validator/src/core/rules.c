@@ -1,7 +1,7 @@
 /* The rule catalogue. rules/rules.json is embedded into the binary at build time (CMake writes
  * rules_embed.c), parsed once, and is the only place a rule's wording, severity and profile live:
  * code names rules by ID, docs are generated from the same text. */
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include "json_get.h"
 
@@ -94,6 +94,8 @@ const pc_rule *pc_rule_find(const char *id)
     return r ? *r : NULL;
 }
 
+const char *pc_rule_id(const pc_rule *r) { return r->id; }
+const char *pc_rule_title(const pc_rule *r) { return r->title; }
 pc_severity pc_rule_severity(const pc_rule *r, pc_profile p) { return p == PC_PROFILE_COMPAT ? r->compat : r->severity; }
 
 const char *pc_severity_name(pc_severity s)

@@ -14,7 +14,7 @@
 #ifndef PC_SCAN_H
 #define PC_SCAN_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #define PC_SCAN_WINDOW (8u << 20)   /* bytes read per step per worker */
 #define PC_SCAN_MAX_UNIT (1u << 20) /* largest unit a scan may ask for */

@@ -1,22 +1,23 @@
-/* The format table: adding a format is one file implementing struct pc_format, and one line here. */
-#include "packcheck.h"
+/* The format table: a format is one folder (formats/<name>/) defining `const pc_format
+ * pc_format_<name>`, registered by one line here. Order matters only for explain(): the first
+ * format that recognises an unclaimed tensor names it. */
+#include "formats/format.h"
 
-extern const pc_format pc_format_ct;
-extern const pc_format pc_format_nvfp4;
-extern const pc_format pc_format_gptq;
-extern const pc_format pc_format_awq;
-extern const pc_format pc_format_gguf_blocks;
-extern const pc_format pc_format_logical_view;
-extern const pc_format pc_format_mlx;
-extern const pc_format pc_format_bnb;
-extern const pc_format pc_format_fp8;
-extern const pc_format pc_format_mxfp4;
-extern const pc_format pc_format_bnb_int8;
-/* Recognise-only entries (explain() alone): schemes named in reports but not decoded yet. */
-extern const pc_format pc_format_known_fp8_int8_mxfp4;
+#define PC_FORMAT_TABLE(X)                                                                          \
+    X(ct)                                                                                           \
+    X(nvfp4)                                                                                        \
+    X(gptq)                                                                                         \
+    X(awq)                                                                                          \
+    X(gguf_blocks)                                                                                  \
+    X(logical_view)                                                                                 \
+    X(mlx)                                                                                          \
+    X(bnb)                                                                                          \
+    X(bnb_int8)                                                                                     \
+    X(fp8)                                                                                          \
+    X(mxfp4)                                                                                        \
+    X(known_fp8_int8_mxfp4) /* recognise-only (explain alone): schemes named, not decoded yet */
 
-const pc_format *const pc_formats[] = {
-    &pc_format_ct, &pc_format_nvfp4, &pc_format_gptq, &pc_format_awq, &pc_format_gguf_blocks, &pc_format_logical_view,
-    &pc_format_mlx, &pc_format_bnb, &pc_format_bnb_int8, &pc_format_fp8, &pc_format_mxfp4,
-    &pc_format_known_fp8_int8_mxfp4, NULL,
-};
+#define PC_FORMAT_EXTERN(name) extern const pc_format pc_format_##name;
+#define PC_FORMAT_ENTRY(name) &pc_format_##name,
+PC_FORMAT_TABLE(PC_FORMAT_EXTERN)
+const pc_format *const pc_formats[] = {PC_FORMAT_TABLE(PC_FORMAT_ENTRY) NULL};

@@ -4,6 +4,7 @@
  * reported `unchecked` with the scheme named from the config (FORMATS-2.md). DeepSeek-native fp8
  * and compressed-tensors int8 (int-/naive-quantized) are formats/fp8.c's: a tensor of theirs left
  * unclaimed belongs to a module a rule rejected, so it is not named here. */
+#include "formats/format.h"
 #include "known_schemes.h"
 
 #include <cjson/cJSON.h>

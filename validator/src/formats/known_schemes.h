@@ -4,7 +4,7 @@
 #ifndef PC_KNOWN_SCHEMES_H
 #define PC_KNOWN_SCHEMES_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 /* The tensor `prefix` + "." + suffix, or NULL. */
 const pc_tensor *pc_sibling(const pc_input *in, const char *prefix, const char *suffix);

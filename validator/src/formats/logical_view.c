@@ -1,6 +1,7 @@
 /* Format module: packcheck's own logical view (CONTRACT 3), so that `unpack`'s output validates as
  * checked: every `M.codes` (U8) beside `M.weight` (F32) is one module whose two tensors must have
  * the same shape (rule LV-001). Nothing is decoded: the view is already decoded. */
+#include "formats/format.h"
 #include "known_schemes.h"
 
 #include <string.h>
@@ -41,4 +42,10 @@ static void lv_check(pc_input *in, pc_ctx *cx)
     }
 }
 
-const pc_format pc_format_logical_view = {.name = "logical-view", .detect = lv_detect, .check = lv_check};
+/* The tensors a module is made of (accounting, `packcheck formats --json`). */
+static const pc_part k_format_parts[] = {
+    {".codes", PC_PART_CODES},
+    {".weight", PC_PART_COMPANION},
+    {NULL, 0},
+};
+const pc_format pc_format_logical_view = {.parts = k_format_parts, .name = "logical-view", .detect = lv_detect, .check = lv_check};

@@ -5,7 +5,7 @@
 #ifndef PC_QLINEAR_H
 #define PC_QLINEAR_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <cjson/cJSON.h>
 

@@ -5,7 +5,7 @@
  * GB = 1e9 bytes of output: one byte per code, four per f32 value. */
 #include "bench.h"
 
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include "../core/sha256.h"
 #include "../kernels/kernels.h"

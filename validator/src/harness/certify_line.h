@@ -6,7 +6,7 @@
 #define PC_CERTIFY_LINE_H
 
 #include "corpus.h"
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

@@ -5,7 +5,7 @@
 #include "equiv_rows.h"
 
 #include "../core/arith.h"
-#include "../core/diag_util.h"
+#include "formats/diag_util.h"
 #include "../core/util.h"
 
 #include <math.h>
@@ -194,6 +194,10 @@ static int64_t nibble_partner(const dg_module *m, uint64_t e, uint64_t n, uint64
 {
     const pc_diag_layout *l = &m->p.lay;
     size_t i = idx(m, e, n, k);
+    if (l->nibble == PC_NIB_FORMAT) {
+        int64_t j = l->nibble_partner(m->N, m->K, e, n, k);
+        return j >= 0 && (uint64_t)j < m->numel ? j : -1;
+    }
     if (l->nibble == PC_NIB_FLAT_XOR) return (i ^ l->nib_xor) < m->numel ? (int64_t)(i ^ l->nib_xor) : -1;
     if (l->nibble == PC_NIB_K_XOR) return (k ^ l->nib_xor) < m->K ? (int64_t)idx(m, e, n, k ^ l->nib_xor) : -1;
     uint64_t S = l->slots, n2 = n - n % S + slot_elem(l, elem_slot(l, (unsigned)(n % S)) ^ 1u); /* PC_NIB_SLOT */
@@ -203,7 +207,9 @@ static int64_t nibble_partner(const dg_module *m, uint64_t e, uint64_t n, uint64
 static bool remap_nibble_swap(const dg_module *m, int64_t *src)
 {
     const pc_diag_layout *l = &m->p.lay;
-    if (l->nibble == PC_NIB_NONE || (l->nibble == PC_NIB_SLOT && (!l->slot_order || l->slots < 2))) return false;
+    if (l->nibble == PC_NIB_NONE || (l->nibble == PC_NIB_SLOT && (!l->slot_order || l->slots < 2)) ||
+        (l->nibble == PC_NIB_FORMAT && !l->nibble_partner))
+        return false;
     for (uint64_t e = 0; e < m->E; e++)
         for (uint64_t n = 0; n < m->N; n++)
             for (uint64_t k = 0; k < m->K; k++) src[idx(m, e, n, k)] = nibble_partner(m, e, n, k);

@@ -12,7 +12,7 @@
 #ifndef PC_DIAGNOSE_H
 #define PC_DIAGNOSE_H
 
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include <cjson/cJSON.h>
 

@@ -8,7 +8,7 @@
 #ifndef PC_EQUIV_H
 #define PC_EQUIV_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <cjson/cJSON.h>
 

@@ -1,5 +1,6 @@
 /* Row permutations of a logical view, and equiv's diagnosis of a row-permuting converter (see
  * equiv_rows.h). */
+#include "formats/format.h"
 #include "equiv_rows.h"
 
 #include "../core/util.h"

@@ -10,6 +10,7 @@
 #ifndef PC_EQUIV_ROWS_H
 #define PC_EQUIV_ROWS_H
 
+#include "formats/format.h"
 #include "equiv.h"
 
 #include <cjson/cJSON.h>

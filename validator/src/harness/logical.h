@@ -1,7 +1,7 @@
 /* The logical view (CONTRACT 3): decode modules to codes and f32 weights, write them. */
 #ifndef PC_LOGICAL_H
 #define PC_LOGICAL_H
-#include "packcheck.h"
+#include "formats/format.h"
 
 
 /* Decode module m with impl into fresh arrays (caller frees). Returns 0, or -1 after reporting. */

@@ -1,4 +1,5 @@
 /* The JSON report (CONTRACT 2): the one document every other writer renders. */
+#include "packcheck_internal.h"
 #include "report.h"
 
 #include <stdlib.h>

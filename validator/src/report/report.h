@@ -4,7 +4,7 @@
 #ifndef PC_REPORT_H
 #define PC_REPORT_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -5,7 +5,12 @@
  * scripts/kernel-ir.sh does this for every kernel and prints Ir per code. NAME: any `packcheck bench`
  * entry (the formats' pc_format.bench tables); "ref-" before a name runs the oracle. */
 #include "kernels/kernels.h"
-#include "packcheck.h"
+#include "formats/awq/kernels.h"
+#include "formats/bnb/kernels.h"
+#include "formats/gguf/kernels.h"
+#include "formats/gptq/kernels.h"
+#include "formats/mlx/kernels.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

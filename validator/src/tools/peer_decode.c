@@ -18,6 +18,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/pagebuf.h"
 #include "kernels/kernels.h"
+#include "formats/awq/kernels.h"
+#include "formats/bnb/kernels.h"
+#include "formats/gguf/kernels.h"
+#include "formats/gptq/kernels.h"
+#include "formats/mlx/kernels.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -10,35 +10,36 @@
  * A scheme's float companions (an FP8 weight's BF16 scale) are claimed through explain(), so they
  * count as unchecked with their weight, not as plain. A tensor a failing rule names was checked (and
  * found wrong) even when its module never became decodable. */
+#include "formats/format.h"
 #include "accounting.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int ensure_claims(pc_input *in)
+/* Recognition by structure: t is a codes part of some format's module whose companion part is there
+ * too (HQQ's W_q stored as F16 beside its scale and zero). Such a tensor is that module's, never
+ * plain, whatever its dtype. */
+static bool explain_by_parts(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
-    if (in->claimed_by || !in->ntensors) return 0;
-    in->claimed_by = calloc(in->ntensors, sizeof *in->claimed_by);
-    return in->claimed_by ? 0 : -1;
-}
-
-void pc_tensor_claim(pc_input *in, const pc_tensor *t, const char *layout)
-{
-    if (!t || t < in->tensors || t >= in->tensors + in->ntensors || ensure_claims(in)) return;
-    in->claimed_by[t - in->tensors] = layout;
-}
-
-size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *layout, const char *const *suffixes)
-{
-    size_t n = 0;
-    for (; *suffixes; suffixes++) {
-        char dotted[64];
-        if (snprintf(dotted, sizeof dotted, ".%s", *suffixes) >= (int)sizeof dotted) continue;
-        const pc_tensor *t = pc_input_find_part(in, prefix, dotted);
-        if (t) { pc_tensor_claim(in, t, layout); n++; }
-    }
-    return n;
+    size_t len = strlen(t->name);
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        for (const pc_part *c = (*f)->parts; c && c->suffix; c++) {
+            size_t sl = strlen(c->suffix);
+            if (c->role != PC_PART_CODES || !sl || sl >= len || strcmp(t->name + len - sl, c->suffix)) continue;
+            char prefix[512];
+            if (len - sl >= sizeof prefix) continue;
+            memcpy(prefix, t->name, len - sl);
+            prefix[len - sl] = 0;
+            for (const pc_part *m = (*f)->parts; m->suffix; m++) {
+                if (m->role != PC_PART_COMPANION || !pc_input_find_part(in, prefix, m->suffix)) continue;
+                snprintf(e->scheme, sizeof e->scheme, "%s module (%s beside %s)", (*f)->name, c->suffix, m->suffix);
+                snprintf(e->reason, sizeof e->reason, "%s tensor laid out as a %s module's %s that no module of it decoded",
+                         pc_dtype_name(t->dtype), (*f)->name, c->suffix);
+                return true;
+            }
+        }
+    return false;
 }
 
 static bool plain_dtype(const pc_tensor *t)
@@ -82,6 +83,7 @@ static bool explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
         if ((*f)->explain && (*f)->explain(in, t, e)) return true;
     }
     memset(e, 0, sizeof *e);
+    if (explain_by_parts(in, t, e)) return true;
     if (plain_dtype(t)) return false;
     explain_generic(in, t, e);
     return true;
@@ -101,8 +103,9 @@ static void claim_failed(pc_input *in, const pc_ctx *cx)
 int pc_accounting_run(pc_input *in, const pc_ctx *cx)
 {
     pc_accounting_free(in);
+    pc_validation_attach(in);
     pc_accounting *a = calloc(1, sizeof *a);
-    if (!a || ensure_claims(in)) { free(a); return -1; }
+    if (!a || pc_claims_ensure(in)) { free(a); return -1; }
     in->acct = a;
     if (in->claimed_by) claim_failed(in, cx);
     for (size_t i = 0; i < in->ntensors; i++) {
@@ -130,4 +133,25 @@ void pc_accounting_free(pc_input *in)
     if (in->acct) free(in->acct->list);
     free(in->acct);
     in->acct = NULL;
+}
+
+/* The embedding API's view of the accounting (packcheck.h). */
+void pc_input_tensor_counts(const pc_input *in, size_t *checked, size_t *plain, size_t *unchecked)
+{
+    const pc_accounting *a = in ? in->acct : NULL;
+    if (checked) *checked = a ? a->checked : 0;
+    if (plain) *plain = a ? a->plain : 0;
+    if (unchecked) *unchecked = a ? a->unchecked : 0;
+}
+
+bool pc_input_unchecked_at(const pc_input *in, size_t i, const char **tensor, const char **scheme,
+                           const char **reason)
+{
+    const pc_accounting *a = in ? in->acct : NULL;
+    if (!a || i >= a->unchecked) return false;
+    const pc_unchecked *u = &a->list[i];
+    if (tensor) *tensor = u->t->name;
+    if (scheme) *scheme = u->why.scheme;
+    if (reason) *reason = u->why.reason;
+    return true;
 }

@@ -4,11 +4,12 @@
 #ifndef PC_ACCOUNTING_H
 #define PC_ACCOUNTING_H
 
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 /* Classify every tensor of `in` into in->acct (cx: the findings so far). Returns -1 when out of memory. */
 int pc_accounting_run(pc_input *in, const pc_ctx *cx);
 void pc_accounting_free(pc_input *in);
+
 /* The class of tensors[i] after pc_accounting_run. */
 pc_tensor_class pc_tensor_class_of(const pc_input *in, size_t i);
 

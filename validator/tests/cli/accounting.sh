@@ -69,6 +69,14 @@ mkst "$TMP/lv-ok.safetensors" '{"m.codes":{"dtype":"U8","shape":[2,4],"data_offs
 expect_rc 0 "logical view validates as checked" -- "$PC" validate "$TMP/lv-ok.safetensors"
 expect_grep 'tensors: 2 checked, 0 plain, 0 unchecked' "$TMP/out" "both view tensors checked"
 
+# 3b. Recognition by structure, not dtype: a GPTQ-shaped module whose codes are stored as F16 (as a
+#     writer with float-typed codes would: HQQ's view_as_float) and no config naming a method is a
+#     quantized module nobody decoded, never plain (before the formats declared their parts: 3 plain).
+mkst "$TMP/f16codes.safetensors" '{"m.qweight":{"dtype":"F16","shape":[4,8],"data_offsets":[0,64]},"m.scales":{"dtype":"F16","shape":[1,8],"data_offsets":[64,80]},"n.weight":{"dtype":"F16","shape":[2,2],"data_offsets":[80,88]}}' 88
+expect_rc 1 "float-typed codes beside their scales: rejected (CFG-002), not pass" -- "$PC" validate "$TMP/f16codes.safetensors" --report json:"$TMP/f16codes.json"
+expect_grep 'tensors: 0 checked, 2 plain, 1 unchecked' "$TMP/out" "m.qweight unchecked; its scales and a dense weight plain"
+expect_grep 'gptq module (.qweight beside .scales)' "$TMP/f16codes.json" "the scheme is named from the declared parts"
+
 # 4. Messages for common mistakes: a PyTorch checkpoint, a config.json syntax error.
 printf 'PK\003\004not-a-safetensors-file' >"$TMP/model.bin"
 expect_rc 2 "a PyTorch zip checkpoint" -- "$PC" validate "$TMP/model.bin"

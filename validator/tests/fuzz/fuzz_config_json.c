@@ -5,7 +5,7 @@
  * validated by every format module that detects itself, and every decodable module is decoded. */
 #include "container/safetensors.h"
 #include "harness/logical.h"
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

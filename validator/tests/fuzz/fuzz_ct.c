@@ -4,7 +4,7 @@
  * corpus/ct/ are library-made fixtures in that form. */
 #define _XOPEN_SOURCE 700
 #include "harness/logical.h"
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

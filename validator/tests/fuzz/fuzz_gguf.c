@@ -1,7 +1,7 @@
 /* libFuzzer harness for the GGUF reader and the Q4_0 module: the input becomes a .gguf file,
  * which is opened, validated under both profiles and, when accepted, decoded with the oracle and
  * the fast path (which must agree). Seeds: corpus/gguf/. */
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * with the oracle and the fast path, which must agree. */
 #define _GNU_SOURCE
 #include "harness/logical.h"
-#include "packcheck.h"
+#include "packcheck_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

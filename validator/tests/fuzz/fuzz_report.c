@@ -3,7 +3,7 @@
  * U+FFFE, markup) and an input path; the document is rendered to JSON, JUnit XML, Markdown and
  * HTML, and every output must be valid UTF-8, the JSON must parse (cJSON) and the XML must be
  * well-formed (tests/xmlcheck.h). */
-#include "packcheck.h"
+#include "packcheck_internal.h"
 #include "report/report.h"
 #include "report/text_escape.h"
 #include "../xmlcheck.h"

@@ -3,7 +3,7 @@
  * decodable module is decoded by the oracle and the fast path. Any crash, leak, hang, sanitizer
  * report or abort is a finding; a verdict of any kind is fine. */
 #include "harness/logical.h"
-#include "packcheck.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,12 +18,12 @@ done
 # The shared library: real file with the full version, soname link, dev link.
 so=$(ls "$P"/lib/libpackcheck.so.*.*.* 2>/dev/null | head -1)
 checks=$((checks + 1))
-if [ -z "$so" ] || [ ! -L "$P/lib/libpackcheck.so.0" ] || [ ! -L "$P/lib/libpackcheck.so" ]; then
+if [ -z "$so" ] || [ ! -L "$P/lib/libpackcheck.so.1" ] || [ ! -L "$P/lib/libpackcheck.so" ]; then
     echo "FAIL: libpackcheck.so.X.Y.Z with its soname and dev links"; ls -l "$P/lib"; fails=$((fails + 1))
 fi
 if command -v readelf >/dev/null; then
     readelf -d "$so" > "$TMP/dyn"
-    expect_grep 'SONAME.*libpackcheck.so.0' "$TMP/dyn" "soname"
+    expect_grep 'SONAME.*libpackcheck.so.1' "$TMP/dyn" "soname"
 fi
 
 VALID=share/packcheck/fixtures/awq/autoawq-gemm-g32-random
@@ -44,11 +44,11 @@ expect_rc 0 "pkg-config consumer, $WANT case" -- "$TMP/consumer_pc" "$P/$INVALID
 expect_grep "^$WANT fail" "$TMP/out" "the finding names $WANT"
 # No finding is not clean: a folder of tensors packcheck does not decode is unchecked, and says so.
 expect_rc 0 "pkg-config consumer, unchecked case" -- "$TMP/consumer_pc" "$P/$UNCHECKED" unchecked
-expect_grep '^tensors: [0-9]* checked, [0-9]* plain, [1-9][0-9]* unchecked$' "$TMP/out" "the accounting is printed"
-expect_grep '^format=gguf verdict=unchecked' "$TMP/out" "the verdict is unchecked, not pass"
+expect_grep '^format=gguf verdict=unchecked tensors: [0-9]* checked, [0-9]* plain, [1-9][0-9]* unchecked' "$TMP/out" "the accounting and the verdict unchecked, not pass"
+expect_grep '^unchecked ' "$TMP/out" "each unchecked tensor is named"
 if command -v ldd >/dev/null; then
     ldd "$TMP/consumer_pc" > "$TMP/ldd"
-    expect_grep "libpackcheck.so.0 => $P/lib/" "$TMP/ldd" "the consumer loads the installed library"
+    expect_grep "libpackcheck.so.1 => $P/lib/" "$TMP/ldd" "the consumer loads the installed library"
 fi
 
 # pkg-config, static library: the packcheck-static module links libpackcheck.a (also with --static).

@@ -57,4 +57,15 @@ static inline AVX2_FN void nibble_step(const uint8_t *s, uint8_t *d)
     _mm256_storeu_si256((__m256i *)(d + 32), c);
 }
 
+/* f32 outputs of at least this many bytes (twice L2) are stored non-temporally when 32-byte
+ * aligned: they go to memory anyway, and streaming skips the read-for-ownership of every output
+ * line (PERFORMANCE.md 3.5: +45 % streaming to DRAM). */
+#define PC_NT_MIN_BYTES ((size_t)1 << 20)
+
+static inline __attribute__((always_inline)) AVX2_FN void store_f32(float *p, __m256 v, bool nt)
+{
+    if (nt) _mm256_stream_ps(p, v);
+    else _mm256_storeu_ps(p, v);
+}
+
 #endif

@@ -6,7 +6,7 @@
  * AVX2 runs (an earlier version multiplied f32 subnormals by 2^120: 20x slower on such bytes).
  * 0x7F / 0xFF become NaN. Then one rounding by the scale, as the oracle. The AVX2 runs
  * (fast/fp8_avx2.c) do the same eight lanes at a time; kernels/dispatch.c chooses. */
-#include "kernel_set.h"
+#include "../kernels.h"
 
 #include <string.h>
 
@@ -36,13 +36,14 @@ static size_t grid_cols(size_t cols, size_t bw) { return cols / bw + (cols % bw 
 
 void pc_fp8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale, float *out)
 {
-    const pc_kernel_set *ks = pc_kernels_active();
-    pc_fp8_run_fn run = ks->fp8_run ? ks->fp8_run : pc_kernels_scalar.fp8_run;
     size_t gc = grid_cols(cols, bw);
-    if (ks->fp8_row) { /* one call per row */
-        for (size_t n = 0; n < rows; n++) ks->fp8_row(w + n * cols, cols, bw, scale + (n / bh) * gc, out + n * cols);
+    /* AVX2 has a row kernel (one call per row); the portable path runs block by block. */
+    pc_fp8_row_fn row = PC_PICK((pc_fp8_row_fn)NULL, pc_fp8_row_avx2);
+    if (row) {
+        for (size_t n = 0; n < rows; n++) row(w + n * cols, cols, bw, scale + (n / bh) * gc, out + n * cols);
         return;
     }
+    pc_fp8_run_fn run = pc_fp8_run_scalar;
     for (size_t n = 0; n < rows; n++) {
         const float *srow = scale + (n / bh) * gc;
         for (size_t j = 0, k = 0; k < cols; j++, k += bw) {
@@ -55,8 +56,7 @@ void pc_fp8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, 
 void pc_int8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale,
                           const int8_t *zero, float *out)
 {
-    const pc_kernel_set *ks = pc_kernels_active();
-    pc_int8_run_fn run = ks->int8_run ? ks->int8_run : pc_kernels_scalar.int8_run;
+    pc_int8_run_fn run = PC_PICK(pc_int8_run_scalar, pc_int8_run_avx2);
     size_t gc = grid_cols(cols, bw);
     for (size_t n = 0; n < rows; n++) {
         size_t g0 = (n / bh) * gc;

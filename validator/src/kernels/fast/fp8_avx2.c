@@ -2,7 +2,7 @@
  * E4M3: sixteen bytes as f16 through F16C (e4m3_16), or, for scales |s| >= 2^120, eight bytes widened to 32-bit lanes; normal lanes are magnitude << 20 plus 120 << 23 (the
  * f32 bits of the same value), subnormal lanes (magnitude < 8) m * 2^-9 from the integer, NaN lanes
  * (magnitude 0x7F) blended in, the sign ORed on, then one multiply by the scale. INT8: sign-extend, subtract the zero point, convert (exact), multiply. */
-#include "kernel_set.h"
+#include "../kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "avx2_inline.h"

@@ -1,8 +1,8 @@
 /* NVFP4 fast path, portable: one scale load per 16-element group; the E2M1 value by a table lookup.
  * Every product is the same single f32 rounding as the oracle (no FMA: -ffp-contract=off). The
  * AVX2 version (an in-register permute of the 8 magnitudes, the sign bit moved into place) is in
- * fast/layouts_avx2.c; kernels/dispatch.c chooses. */
-#include "kernel_set.h"
+ * fast/nvfp4_avx2.c; PC_PICK chooses. */
+#include "../kernels.h"
 
 #include <string.h>
 
@@ -22,13 +22,12 @@ static void dequant_scalar(const uint8_t *codes, size_t ngroups, const float *gr
     }
 }
 
-/* The scalar set's entry; pc_nvfp4_dequant_fast (kernels/dispatch.c) picks it or the AVX2 one. */
 void pc_nvfp4_dequant_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
 {
     dequant_scalar(codes, rows * (cols / 16), group_scale, out);
 }
 
-void pc_nvfp4_dequant_fast_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
+void pc_nvfp4_dequant_fast(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
 {
-    dequant_scalar(codes, rows * (cols / 16), group_scale, out);
+    PC_PICK(pc_nvfp4_dequant_scalar, pc_nvfp4_dequant_avx2)(codes, rows, cols, group_scale, out);
 }

@@ -4,8 +4,8 @@
  * takes b bytes as one little-endian 64-bit window and spreads its 8 codes into 8 bytes. The tail (< 8 codes)
  * loads only the bytes that exist. ct-legacy: one 32-bit word gives pf = floor(32/b) codes.
  * Both read src through memcpy, so any alignment is fine, and never past the caller's bound.
- * The SIMD sets (fast/stream_avx2.c, layouts_avx2.c) plug in through pc_kernel_set; dispatch.c picks. */
-#include "kernel_set.h"
+ * The AVX2 paths (fast/stream_avx2.c) are picked per process by PC_PICK (kernels/simd.h). */
+#include "../kernels.h"
 
 #include <string.h>
 
@@ -99,37 +99,19 @@ WORDALIGN_B(6)
 WORDALIGN_B(7)
 WORDALIGN_B(8)
 
-/* The portable set: these loops, and the other layouts' scalar fast paths (fast/gptq.c, awq.c,
- * q4_0.c). kernels/dispatch.c chooses between this and the SIMD sets. */
-const pc_kernel_set pc_kernels_scalar = {
-    .name = "scalar",
-    .stream = {NULL, stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, stream_8},
-    .wordalign = {NULL, wordalign_1, wordalign_2, wordalign_3, wordalign_4, wordalign_5, wordalign_6, wordalign_7, wordalign_8},
-    .gptq = pc_gptq_unpack_scalar,
-    .awq = pc_awq_unpack_scalar,
-    .q4_0 = pc_q4_0_decode_scalar,
-    .nvfp4_dequant = pc_nvfp4_dequant_scalar,
-    .q8_0 = pc_q8_0_decode_scalar,
-    .q4_1 = pc_q4_1_decode_scalar,
-    .q5_0 = pc_q5_0_decode_scalar,
-    .q5_1 = pc_q5_1_decode_scalar,
-    .q4_k = pc_q4_k_decode_scalar,
-    .q6_k = pc_q6_k_decode_scalar,
-    .q5_k = pc_q5_k_decode_scalar,
-    .iq4_nl = pc_iq4_nl_decode_scalar,
-    .iq4_xs = pc_iq4_xs_decode_scalar,
-    .mxfp4 = pc_mxfp4_decode_scalar,
-    .q2_k = pc_q2_k_decode_scalar,
-    .q3_k = pc_q3_k_decode_scalar,
-    .tq1_0 = pc_tq1_0_decode_scalar,
-    .tq2_0 = pc_tq2_0_decode_scalar,
-    .iq2_xxs = pc_iq2_xxs_decode_scalar,
-    .iq2_xs = pc_iq2_xs_decode_scalar,
-    .iq2_s = pc_iq2_s_decode_scalar,
-    .iq3_xxs = pc_iq3_xxs_decode_scalar,
-    .iq3_s = pc_iq3_s_decode_scalar,
-    .iq1_s = pc_iq1_s_decode_scalar,
-    .iq1_m = pc_iq1_m_decode_scalar,
-    .fp8_run = pc_fp8_run_scalar,
-    .int8_run = pc_int8_run_scalar,
-};
+/* The portable paths per width (index b = 1..8; 0 unused), and the entry points (kernels/simd.h). */
+const pc_unpack_b_fn pc_stream_scalar[9] = {NULL, stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, stream_8};
+const pc_unpack_b_fn pc_wordalign_scalar[9] = {NULL, wordalign_1, wordalign_2, wordalign_3, wordalign_4, wordalign_5,
+                                               wordalign_6, wordalign_7, wordalign_8};
+
+void pc_stream_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+{
+    if (b < 1 || b > 8 || count == 0) return;
+    PC_PICK(pc_stream_scalar, pc_stream_avx2)[b](src, count, out);
+}
+
+void pc_wordalign_unpack_fast(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
+{
+    if (b < 1 || b > 8 || count == 0) return;
+    PC_PICK(pc_wordalign_scalar, pc_wordalign_avx2)[b](src, count, out);
+}

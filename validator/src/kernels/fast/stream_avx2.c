@@ -21,7 +21,7 @@
  * Heads need nothing (rows start on word boundaries, pointers may be unaligned). Tails that the
  * vector loop cannot finish without reading past the input go through a small zero-padded bounce
  * buffer, so a kernel never touches a byte outside [src, src + input size). */
-#include "kernel_set.h"
+#include "../kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 
@@ -169,7 +169,7 @@ static inline __attribute__((always_inline)) AVX2_FN void stream_unpack_avx2(con
 {
     if (b == 8) { memcpy(out, src, count); return; }
     if (b == 4) { nibble_run(src, count, out); return; }
-    if (b < 1 || b > 8 || !g_stream_plan[b].ok) { pc_kernels_scalar.stream[b](src, count, out); return; }
+    if (b < 1 || b > 8 || !g_stream_plan[b].ok) { pc_stream_scalar[b](src, count, out); return; }
     size_t in_bytes = count / 8 * b + ((count % 8) * b + 7) / 8;
     const avx2_plan *p = &g_stream_plan[b];
     switch (b) {
@@ -185,7 +185,7 @@ static inline __attribute__((always_inline)) AVX2_FN void stream_unpack_avx2(con
 static inline __attribute__((always_inline)) AVX2_FN void wordalign_unpack_avx2(const uint8_t *src, unsigned b, size_t count, uint8_t *out)
 {
     if (b == 1 || b == 2 || b == 4 || b == 8) { stream_unpack_avx2(src, b, count, out); return; } /* no dead bits */
-    if (b < 1 || b > 8 || !g_word_plan[b].ok) { pc_kernels_scalar.wordalign[b](src, count, out); return; }
+    if (b < 1 || b > 8 || !g_word_plan[b].ok) { pc_wordalign_scalar[b](src, count, out); return; }
     unsigned pf = 32 / b;
     size_t in_bytes = (count / pf + (count % pf != 0)) * 4;
     const avx2_plan *p = &g_word_plan[b];
@@ -216,36 +216,8 @@ AVX2_WIDTH(6)
 AVX2_WIDTH(7)
 AVX2_WIDTH(8)
 
-const pc_kernel_set pc_kernels_avx2 = {
-    .name = "avx2",
-    .stream = {NULL, stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, stream_8},
-    .wordalign = {NULL, wordalign_1, wordalign_2, wordalign_3, wordalign_4, wordalign_5, wordalign_6, wordalign_7, wordalign_8},
-    .gptq = pc_gptq_unpack_avx2,
-    .awq = pc_awq_unpack_avx2,
-    .q4_0 = pc_q4_0_decode_avx2,
-    .nvfp4_dequant = pc_nvfp4_dequant_avx2,
-    .fp8_run = pc_fp8_run_avx2,
-    .fp8_row = pc_fp8_row_avx2,
-    .int8_run = pc_int8_run_avx2,
-    .mlx_affine = pc_mlx_affine_avx2,
-    .bnb4_unpack = pc_bnb4_unpack_avx2,
-    .bnb4_dequant = pc_bnb4_dequant_avx2,
-    .bnb8_dequant = pc_bnb8_dequant_avx2,
-    .bnb8_codes = pc_bnb8_codes_avx2,
-    .q8_0 = pc_q8_0_decode_avx2,
-    .q4_1 = pc_q4_1_decode_avx2,
-    .q4_k = pc_q4_k_decode_avx2,
-    .q5_0 = pc_q5_0_decode_avx2,
-    .q5_1 = pc_q5_1_decode_avx2,
-    .iq4_xs = pc_iq4_xs_decode_avx2,
-    .q2_k = pc_q2_k_decode_avx2,
-    .q6_k = pc_q6_k_decode_avx2,
-    .q5_k = pc_q5_k_decode_avx2,
-    .iq4_nl = pc_iq4_nl_decode_avx2,
-    .mxfp4 = pc_mxfp4_decode_avx2,
-    .q3_k = pc_q3_k_decode_avx2,
-    .tq1_0 = pc_tq1_0_decode_avx2,
-    .tq2_0 = pc_tq2_0_decode_avx2,
-};
+const pc_unpack_b_fn pc_stream_avx2[9] = {NULL, stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, stream_8};
+const pc_unpack_b_fn pc_wordalign_avx2[9] = {NULL, wordalign_1, wordalign_2, wordalign_3, wordalign_4, wordalign_5,
+                                             wordalign_6, wordalign_7, wordalign_8};
 
 #endif /* PC_HAVE_X86_KERNELS */

@@ -1,0 +1,95 @@
+/* MLX affine -> f32, AVX2 (kernels.h; the portable path and the group walk's scalar tails are in
+ * fast/mlx.c). Eight codes widened to 32-bit lanes and converted (exact), then mlx's two roundings
+ * w = rT(rT(s * q) + b) (mlx/backend/cpu/quantized.cpp computes in T):
+ *   F32:  a multiply and an add, never fused (no "fma" in the target, -ffp-contract=off);
+ *   BF16: round-to-nearest-even on the f32 bits (add 0x7fff plus the lowest kept bit, clear the
+ *         low 16), NaN lanes kept as they are (the oracle keeps them too);
+ *   F16:  VCVTPS2PH with imm 0 (round to nearest even, not MXCSR) and VCVTPH2PS back: IEEE
+ *         conversions, f16 subnormals and overflow to inf included, widening exact.
+ * Outputs of a megabyte or more to a 32-byte-aligned buffer use non-temporal stores (as the other
+ * f32 kernels, fast/layouts_avx2.c) when every group is whole vectors. */
+#include "kernels.h"
+
+#ifdef PC_HAVE_X86_KERNELS
+#include "../../kernels/fast/avx2_inline.h"
+
+#include <stdbool.h>
+
+#define MLX_NT_MIN_BYTES ((size_t)1 << 20)
+
+static inline __attribute__((always_inline)) AVX2_FN __m256 rne_bf16(__m256 x)
+{
+    __m256i u = _mm256_castps_si256(x);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
+    r = _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u));
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    return _mm256_castsi256_ps(_mm256_blendv_epi8(r, u, nan));
+}
+
+static inline __attribute__((always_inline)) AVX2_FN __m256 rne_f16(__m256 x)
+{
+    return _mm256_cvtph_ps(_mm256_cvtps_ph(x, 0)); /* imm 0: nearest even, ignoring MXCSR.RC */
+}
+
+/* Eight weights of one group; t is a compile-time constant after inlining. */
+static inline __attribute__((always_inline)) AVX2_FN __m256 affine8(__m128i q8, __m256 s, __m256 b, pc_mlx_t t)
+{
+    __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q8));
+    __m256 sq = _mm256_mul_ps(s, q);
+    if (t == PC_MLX_T_BF16) return rne_bf16(_mm256_add_ps(rne_bf16(sq), b));
+    if (t == PC_MLX_T_F16) return rne_f16(_mm256_add_ps(rne_f16(sq), b));
+    return _mm256_add_ps(sq, b);
+}
+
+static inline __attribute__((always_inline)) AVX2_FN void put(float *p, __m256 v, bool nt)
+{
+    if (nt) _mm256_stream_ps(p, v);
+    else _mm256_storeu_ps(p, v);
+}
+
+static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8_t *codes, size_t ngroups, size_t group,
+                                                                     const float *scales, const float *biases, pc_mlx_t t,
+                                                                     float *out, bool nt)
+{
+    for (size_t g = 0; g < ngroups; g++) {
+        const uint8_t *q = codes + g * group;
+        float *o = out + g * group;
+        __m256 s = _mm256_broadcast_ss(scales + g), b = _mm256_broadcast_ss(biases + g);
+        size_t j = 0;
+        for (; j + 16 <= group; j += 16) {
+            __m128i q16 = _mm_loadu_si128((const __m128i *)(q + j));
+            put(o + j, affine8(q16, s, b, t), nt);
+            put(o + j + 8, affine8(_mm_srli_si128(q16, 8), s, b, t), nt);
+        }
+        for (; j + 8 <= group; j += 8) put(o + j, affine8(_mm_loadl_epi64((const __m128i *)(q + j)), s, b, t), nt);
+        if (j < group) pc_mlx_run_scalar(q + j, group - j, scales[g], biases[g], t, o + j);
+    }
+    if (nt) _mm_sfence(); /* order the streamed lines before anyone reads the output */
+}
+
+/* One instantiation per T and store kind, so the lane code has no branch on either. */
+#define MLX_VARIANT(name, T, NT)                                                                                  \
+    static AVX2_FN void name(const uint8_t *c, size_t ng, size_t group, const float *s, const float *b, float *o) \
+    {                                                                                                             \
+        affine_all(c, ng, group, s, b, T, o, NT);                                                                 \
+    }
+MLX_VARIANT(affine_f32, PC_MLX_T_F32, false)
+MLX_VARIANT(affine_bf16, PC_MLX_T_BF16, false)
+MLX_VARIANT(affine_f16, PC_MLX_T_F16, false)
+MLX_VARIANT(affine_f32_nt, PC_MLX_T_F32, true)
+MLX_VARIANT(affine_bf16_nt, PC_MLX_T_BF16, true)
+MLX_VARIANT(affine_f16_nt, PC_MLX_T_F16, true)
+
+AVX2_FN void pc_mlx_affine_avx2(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
+                                const float *biases, pc_mlx_t t, float *out)
+{
+    typedef void (*variant)(const uint8_t *, size_t, size_t, const float *, const float *, float *);
+    static const variant k_v[2][3] = {{affine_f32, affine_bf16, affine_f16}, {affine_f32_nt, affine_bf16_nt, affine_f16_nt}};
+    if (group == 0) return;
+    size_t ngroups = rows * (cols / group);
+    bool nt = ngroups * group * 4 >= MLX_NT_MIN_BYTES && group % 8 == 0 && ((uintptr_t)out & 31) == 0;
+    k_v[nt][t == PC_MLX_T_BF16 ? 1 : t == PC_MLX_T_F16 ? 2 : 0](codes, ngroups, group, scales, biases, out);
+}
+
+#endif /* PC_HAVE_X86_KERNELS */
