@@ -60,7 +60,8 @@ typedef struct pc_diag_layout {
     /* A pairing none of the kinds above expresses (HQQ: rows r and r + R/2 share a byte): the
      * element whose nibble shares a byte with (e, n, k) in an [E, N, K] view, -1 for none. Set
      * nibble to PC_NIB_FORMAT with it. */
-    int64_t (*nibble_partner)(uint64_t N, uint64_t K, uint64_t e, uint64_t n, uint64_t k);
+    int64_t (*nibble_partner)(const struct pc_diag_layout *l, uint64_t N, uint64_t K, uint64_t e, uint64_t n, uint64_t k);
+    uint64_t format_param[4];    /* the format's own numbers for nibble_partner (a row stride, a block) */
     bool stream;                 /* rows are a bit stream of words: dense (fields cross words) or aligned */
     bool stream_aligned;         /* this module's stream is word-aligned (floor(32/b) fields per word) */
     uint64_t stream_words;       /* words per packed row as stored (0: unknown) */

@@ -195,7 +195,7 @@ static int64_t nibble_partner(const dg_module *m, uint64_t e, uint64_t n, uint64
     const pc_diag_layout *l = &m->p.lay;
     size_t i = idx(m, e, n, k);
     if (l->nibble == PC_NIB_FORMAT) {
-        int64_t j = l->nibble_partner(m->N, m->K, e, n, k);
+        int64_t j = l->nibble_partner(l, m->N, m->K, e, n, k);
         return j >= 0 && (uint64_t)j < m->numel ? j : -1;
     }
     if (l->nibble == PC_NIB_FLAT_XOR) return (i ^ l->nib_xor) < m->numel ? (int64_t)(i ^ l->nib_xor) : -1;

@@ -69,6 +69,9 @@ void pc_avx2_plans_init(void);
     return v;
 }
 
+/* The dtype T a library computes in and rounds to after each operation (kernels/oracle/round.h, kernels/fast/round.h). */
+typedef enum { PC_ROUND_F32 = 0, PC_ROUND_BF16, PC_ROUND_F16 } pc_round_t;
+
 /* LE bit stream (ct-dense rows, GPTQ columns, NVFP4 and Q4 nibbles): field i of width b (1..8)
  * is stream bits [i*b, i*b + b). src holds at least ceil(count*b/8) bytes. */
 void pc_stream_unpack_ref(const uint8_t *src, unsigned b, size_t count, uint8_t *out);

@@ -1,5 +1,5 @@
-/* formats/fp8.c's description of one module, kept in core so the certify diagnosis can read it
- * (harness/diagnose.c re-derives each element's scale from it). */
+/* fp8.c's description of one module, private to the fp8 folder (certify's diagnosis reads it only
+ * through the format's diag_params). */
 #ifndef PC_FORMATS_FP8_H
 #define PC_FORMATS_FP8_H
 

@@ -10,7 +10,10 @@
  * round-to-nearest-even into T (identity for F32: two f32 roundings, no FMA). scales and biases
  * hold rows*(cols/group) values already widened exactly to f32; cols is a multiple of group;
  * codes and out hold rows*cols entries. */
-typedef enum { PC_MLX_T_F32 = 0, PC_MLX_T_BF16, PC_MLX_T_F16 } pc_mlx_t;
+typedef pc_round_t pc_mlx_t;
+#define PC_MLX_T_F32 PC_ROUND_F32
+#define PC_MLX_T_BF16 PC_ROUND_BF16
+#define PC_MLX_T_F16 PC_ROUND_F16
 void pc_mlx_affine_ref(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
                        const float *biases, pc_mlx_t t, float *out);
 void pc_mlx_affine_fast(const uint8_t *codes, size_t rows, size_t cols, size_t group, const float *scales,
