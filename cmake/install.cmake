@@ -2,7 +2,8 @@
 #   bin/packcheck                                  the CLI (linked with the static library)
 #   lib/libpackcheck.a, lib/libpackcheck.so.X.Y.Z  the library, soname libpackcheck.so.<major>
 #   include/packcheck.h                            the public API
-#   lib/pkgconfig/packcheck.pc                     relocatable (${pcfiledir})
+#   lib/pkgconfig/packcheck.pc                     relocatable (${pcfiledir}), with an rpath to its lib/
+#   lib/pkgconfig/packcheck-static.pc              the same for libpackcheck.a
 #   lib/cmake/packcheck/                           find_package(packcheck): packcheck::packcheck (shared),
 #                                                  packcheck::packcheck_static
 #   share/packcheck/fixtures/                      the corpus, found by the binary relative to itself
@@ -59,7 +60,9 @@ if(SQLITE3_FOUND)
   set(PC_WITH_SQLITE TRUE)
 endif()
 configure_file(${CMAKE_SOURCE_DIR}/cmake/packcheck.pc.in ${CMAKE_BINARY_DIR}/packcheck.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/packcheck.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/packcheck-static.pc.in ${CMAKE_BINARY_DIR}/packcheck-static.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/packcheck.pc ${CMAKE_BINARY_DIR}/packcheck-static.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
 set(PC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/packcheck)
 install(EXPORT packcheckTargets NAMESPACE packcheck:: DESTINATION ${PC_CMAKE_DIR} COMPONENT dev)

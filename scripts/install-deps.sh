@@ -43,6 +43,8 @@ if [ "$test_deps" = 1 ]; then
     fi
     if [ "${PACKCHECK_BROWSER_TESTS:-1}" = 1 ]; then
         have_pkg chromium || need="$need chromium"
+        # zlib for pc_png_colours, which reads the browser tests' screenshots (banner colours)
+        have_pkg zlib1g-dev || need="$need zlib1g-dev"
     fi
 fi
 [ -z "$need" ] && exit 0

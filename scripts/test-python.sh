@@ -63,7 +63,7 @@ cd "$work"   # `import packcheck` must be the installed wheel, not the source tr
 unset PACKCHECK_CORPUS PACKCHECK_BINARY
 echo "-- API tests"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/test_api.py" "$src/python/tests/test_sarif.py" \
-    "$src/python/tests/test_scale.py" "$src/python/tests/test_scale_remote.py"
+    "$src/python/tests/test_scale.py" "$src/python/tests/test_scale_remote.py" "$src/python/tests/test_ci_example.py"
 echo "-- sample loader, correct reader"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests/sample_loader"
 echo "-- sample loader, planted bug awq-order (must fail with that diagnosis)"

@@ -67,6 +67,8 @@ class Case:
     rules: Tuple[str, ...]
     expect: Dict[str, Any] = field(repr=False, compare=False)
     corpus: Path = field(repr=False, compare=False, default=Path("."))
+    format: str = "safetensors"          # the container: "gguf" or "safetensors"
+    layouts: Tuple[str, ...] = ()        # every layout the case holds (a GGUF case: its block types)
 
     @property
     def profile(self) -> str:
@@ -161,6 +163,23 @@ def _component(s: str) -> bool:
     return bool(s) and s not in (".", "..") and "/" not in s and "\\" not in s and "\0" not in s
 
 
+_SCOPES: Dict[str, Dict[str, Tuple[str, Tuple[str, ...]]]] = {}
+
+
+def _scopes(corpus: Path) -> Dict[str, Tuple[str, Tuple[str, ...]]]:
+    """Each case's container format and layouts, from `packcheck corpus --list` (the binary reads the
+    GGUF headers for their block types; nothing is parsed twice). Cached per corpus."""
+    key = str(corpus)
+    if key not in _SCOPES:
+        out: Dict[str, Tuple[str, Tuple[str, ...]]] = {}
+        for line in run(["corpus", "--list", str(corpus)], ok_codes=(0,)).stdout.splitlines():
+            parts = line.split("\t")
+            if len(parts) == 4:
+                out[parts[0]] = (parts[2], tuple(x for x in parts[3].split(",") if x))
+        _SCOPES[key] = out
+    return _SCOPES[key]
+
+
 def _load_case(corpus: Path, family: str, name: str) -> Optional[Case]:
     # A case id is FAMILY/NAME, two plain components: "ct//abs/path" or "../x" must not reach a
     # folder outside the corpus, nor may a case folder that is a link leading out of it.
@@ -175,15 +194,32 @@ def _load_case(corpus: Path, family: str, name: str) -> Optional[Case]:
         return None
     e = json.loads(ep.read_text())
     inp = e.get("input") or "."
-    return Case(id=f"{family}/{name}", dir=d, input=(d / inp) if inp != "." else d, verdict=e.get("verdict", ""),
-                reject_rule=e.get("reject_rule"), reject_family=e.get("reject_family"), layout=e.get("layout"),
-                rules=tuple(e.get("rules") or ()), expect=e, corpus=corpus)
+    cid = f"{family}/{name}"
+    fmt, layouts = _scopes(corpus).get(cid, ("safetensors", ()))
+    # A GGUF case's layout is its block type(s) ("q8_0"; "q4_0,q4_1,q8_0" when mixed), not the container.
+    layout = ",".join(layouts) if fmt == "gguf" and layouts else e.get("layout")
+    return Case(id=cid, dir=d, input=(d / inp) if inp != "." else d, verdict=e.get("verdict", ""),
+                reject_rule=e.get("reject_rule"), reject_family=e.get("reject_family"), layout=layout,
+                rules=tuple(e.get("rules") or ()), expect=e, corpus=corpus, format=fmt, layouts=layouts)
+
+
+def _in_scope(c: Case, layout: Any, format: Any) -> bool:
+    """As `packcheck certify --layout/--format`: every layout of the case declared (a case naming none,
+    a container case, is in any layout scope), its container among the formats."""
+    if format is not None and c.format not in ([format] if isinstance(format, str) else list(format)):
+        return False
+    if layout is None:
+        return True
+    want = {x.lower() for x in ([layout] if isinstance(layout, str) else list(layout))}
+    return all(x in want for x in c.layouts)
 
 
 def cases(family: Optional[str] = None, verdict: Optional[str] = None, *, rule: Optional[str] = None,
-          corpus: Optional[PathLike] = None) -> List[Case]:
+          layout: Any = None, format: Any = None, corpus: Optional[PathLike] = None) -> List[Case]:
     """The corpus's cases, sorted by id. family: a folder ("awq", "ct", "gguf", ...) or a list of
-    them; verdict: "pass", "reject" or "either"; rule: cases rejecting by that rule ID."""
+    them; verdict: "pass", "reject" or "either"; rule: cases rejecting by that rule ID; layout: a
+    reader's declared layouts ("q8_0", ["q4_0", "q8_0"], "awq-gemm"; a GGUF case's layouts are its
+    block types), format: "gguf" or "safetensors" (or a list), selected as certify --layout/--format."""
     base = root(corpus)
     if not (base / "MANIFEST.sha256").is_file():
         raise PackcheckError(f"{base} is not a corpus (no MANIFEST.sha256)")
@@ -197,6 +233,8 @@ def cases(family: Optional[str] = None, verdict: Optional[str] = None, *, rule: 
         for name in sorted(p.name for p in fd.iterdir() if p.is_dir()):
             c = _load_case(base, fam, name)
             if c is None or (verdict is not None and c.verdict != verdict) or (rule is not None and c.reject_rule != rule):
+                continue
+            if not _in_scope(c, layout, format):
                 continue
             out.append(c)
     return sorted(out, key=lambda c: c.id)

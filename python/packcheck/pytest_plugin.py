@@ -5,8 +5,11 @@
         view = my_loader.load_logical_view(packcheck_case.input)   # {"M.codes": ..., "M.weight": ...}
         packcheck.testing.assert_view(packcheck_case, view)        # or packcheck_case.check(view)
 
-`packcheck_case` is parametrised over the corpus cases the marker selects (family, verdict, rule,
-case=ID or a list of ids; none: every case), one test per case id. --packcheck-corpus DIR (or
+`packcheck_case` is parametrised over the corpus cases the marker selects, one test per case id:
+family="awq" (or a list), verdict="pass", rule="AWQ-001", layout="q8_0" (or a list: the reader's
+declared scope, as certify --layout; a GGUF case's layouts are its block types), format="gguf",
+case="awq/neg-bits-8" or case=["awq/neg-bits-8", "awq/neg-no-config"] (exactly those ids; the
+other selectors then do not apply); none: every case. --packcheck-corpus DIR (or
 PACKCHECK_CORPUS) picks another corpus. The header names the corpus version and digest."""
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def pytest_configure(config: Any) -> None:
-    config.addinivalue_line("markers", "packcheck(family=None, verdict=None, rule=None, case=None): "
+    config.addinivalue_line("markers", "packcheck(family=None, verdict=None, rule=None, layout=None, format=None, case=None): "
                                        "parametrise the packcheck_case fixture over corpus cases")
     if config.getoption("--packcheck-corpus", default=None):
         os.environ["PACKCHECK_CORPUS"] = os.path.abspath(config.getoption("--packcheck-corpus"))

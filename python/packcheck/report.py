@@ -41,12 +41,14 @@ class InputReport:
     tensors: Dict[str, int] = field(default_factory=dict)
     unchecked: Tuple[Any, ...] = ()
     raw: Dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    error: str = ""   # why an input with verdict "error" could not be read ("no such file or folder")
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "InputReport":
         return cls(path=d.get("path", ""), format=d.get("format", ""), verdict=d.get("verdict", ""),
                    results=tuple(RuleResult.from_json(r) for r in d.get("results", [])),
-                   tensors=dict(d.get("tensors") or {}), unchecked=tuple(d.get("unchecked") or ()), raw=d)
+                   tensors=dict(d.get("tensors") or {}), unchecked=tuple(d.get("unchecked") or ()), raw=d,
+                   error=d.get("error") or "")
 
     @property
     def failures(self) -> Tuple[RuleResult, ...]:

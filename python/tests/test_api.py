@@ -187,3 +187,38 @@ def test_plugin_parametrises_over_the_marker(pytester):
     res.assert_outcomes(passed=len(corpus.cases(family="q40")) + 1)
     res2 = pytester.runpytest_subprocess("--co")
     assert any("packcheck corpus " in line for line in res2.outlines)
+
+
+def test_missing_path_carries_the_reason():
+    # issue 32 item 8: an unreadable input says why, not only "error"
+    rep = packcheck.validate("/nonexistent/x.safetensors")
+    assert rep.inputs[0].verdict == "error" and rep.exit_code == 2
+    assert "no such file" in rep.inputs[0].error
+
+
+def test_gguf_cases_have_their_layout_and_scope():
+    # issue 32 item 6: a GGUF case's layout is its block type; a reader selects its scope
+    c = corpus.case("gq/q8_0-d-inf")
+    assert c.format == "gguf" and c.layout == "q8_0" and c.layouts == ("q8_0",)
+    mixed = corpus.case("gq/mixed-q4_0-q4_1-q8_0")
+    assert set(mixed.layouts) == {"q4_0", "q4_1", "q8_0"}
+    q8 = corpus.cases(layout="q8_0", format="gguf")
+    ids = {x.id for x in q8}
+    assert "gq/q8_0-d-inf" in ids and "llama/llama-q8-0" in ids and mixed.id not in ids
+    assert all(x.format == "gguf" and set(x.layouts) <= {"q8_0"} for x in q8)
+    assert not any(x.id.startswith("gq/iq") for x in q8)
+    assert corpus.case("awq/neg-bits-8").format == "safetensors"
+
+
+def test_plugin_marker_takes_a_declared_scope_and_case_lists(pytester):
+    pytester.makepyfile("""
+        import pytest
+        @pytest.mark.packcheck(layout="q8_0", format="gguf")
+        def test_q8(packcheck_case):
+            assert packcheck_case.format == "gguf" and set(packcheck_case.layouts) <= {"q8_0"}
+        @pytest.mark.packcheck(case=["awq/neg-bits-8", "awq/neg-no-config"])
+        def test_two(packcheck_case):
+            packcheck_case.check(None)
+    """)
+    res = pytester.runpytest_subprocess("-q")
+    res.assert_outcomes(passed=len(corpus.cases(layout="q8_0", format="gguf")) + 2)

@@ -3,8 +3,9 @@
  * the structs behind them, the format plugin interface and the kernels are internal
  * (src/packcheck_internal.h, src/formats/format.h) and may change without a SONAME bump.
  *
- * Embedding (`pkg-config --cflags --libs packcheck`, or find_package(packcheck) and link
- * packcheck::packcheck / packcheck::packcheck_static):
+ * Embedding (`pkg-config --cflags --libs packcheck`: shared, with an rpath to the prefix's lib/;
+ * `packcheck-static` for libpackcheck.a; or find_package(packcheck) and link packcheck::packcheck /
+ * packcheck::packcheck_static). No finding is not "clean": read the accounting and the verdict too.
  *
  *     pc_ctx *cx = pc_ctx_new(PC_PROFILE_STRICT);         NULL only when out of memory
  *     pc_input *in = pc_input_open(path, NULL, cx);      NULL only when out of memory

@@ -4,6 +4,8 @@
 #include "cli.h"
 
 #include "../harness/certify.h"
+#include "../harness/certify_line.h"
+#include "../harness/corpus.h"
 #include "../core/util.h"
 #include "../report/report.h"
 
@@ -18,8 +20,9 @@ static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
     "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--case ID]... [--name NAME]\n"
     "                         [--workdir DIR] [--corpus-digest HEX] [--reader-user USER] [--eval-timeout S] [--report FMT:PATH]...\n"
-    "                         [--container-only] [--isolation auto|landlock|namespace|none] [--reader-path DIR]...\n"
-    "                         [--reader-env NAME[=VALUE]]... [--fsize-limit MB]\n"
+    "                         [--container-only] [--layout L,...] [--format gguf|safetensors]\n"
+    "                         [--isolation auto|landlock|namespace|none] [--reader-path DIR]... [--reader-env NAME[=VALUE]]...\n"
+    "                         [--fsize-limit MB]\n"
     "       packcheck certify --combine REPORT.json... [--readers META.json] [--report FMT:PATH]...\n"
     "       packcheck certify --check-matrix MATRIX.json\n"
     "       packcheck certify --render REPORT.json [--expect-fail FILE] [--report FMT:PATH]...";
@@ -96,6 +99,10 @@ static void help(void)
            "                     report of an --update-expect run, whose list it wrote afterwards)\n"
            "--container-only     the reader verifies containers but decodes no quantization: its verdicts are\n"
            "                     compared, no logical view is asked for (an accepted valid case passes)\n"
+           "--layout L,...       the reader's declared scope: layouts it reads (expect.json's layout, or a GGUF\n"
+           "                     block type in lower case: q8_0, q4_k, iq4_nl, ...; repeatable); --format gguf or\n"
+           "                     safetensors: containers it reads. Cases outside are `unsupported`, listed as\n"
+           "                     coverage (neither pass nor failure); a case of mixed layouts needs them all\n"
            "--readers META.json  with --combine: each reader's version, language, claimed families (the public\n"
            "                     matrix, reports/UPSTREAM.md)\n"
            "--check-matrix M     is a committed matrix consistent with the certificates it names (digests,\n"
@@ -106,6 +113,20 @@ static void help(void)
            "2 harness error (usage, corpus pins broken, unreadable files, no case run).\n",
            USAGE, default_mem_mb(), default_mem_mb() ? "" : ": a sanitizer build, whose readers reserve terabytes of address space",
            PC_CERTIFY_FSIZE_LIMIT_MB);
+}
+
+/* The public matrix names the corpus this binary carries ("current_manifest_sha256") and marks each
+ * certificate made against another one stale: its counts describe that corpus, not this one. */
+static void mark_stale(cJSON *doc)
+{
+    const char *dir = cli_default_corpus();
+    pc_corpus c;
+    if (!dir || pc_corpus_load(dir, &c, stderr)) { if (dir) pc_corpus_free(&c); return; }
+    cJSON_AddStringToObject(doc, "current_manifest_sha256", c.manifest_sha256);
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers"))
+        cJSON_AddBoolToObject(r, "stale", strcmp(pc_json_str(r, "manifest_sha256"), c.manifest_sha256) != 0);
+    pc_corpus_free(&c);
 }
 
 static int combine(int argc, char **argv, int i, bool render, cli_reports *given)
@@ -140,6 +161,7 @@ static int combine(int argc, char **argv, int i, bool render, cli_reports *given
     } else {
         doc = pc_certify_combine(paths, n, stderr);
         if (doc && meta && pc_certify_readers_annotate(doc, meta, stderr)) { cJSON_Delete(doc); doc = NULL; }
+        if (doc && meta) mark_stale(doc);
     }
     if (!doc) goto out;
     rc = cli_reports_write(&reps, doc) ? PC_EXIT_ERROR : PC_EXIT_OK;
@@ -250,6 +272,10 @@ static int certify_main(int argc, char **argv)
             if (o.nonly == PC_CERTIFY_MAX_ONLY) { rc = cli_usage(USAGE, "at most %d --only/--case", PC_CERTIFY_MAX_ONLY); goto out; }
             o.only_exact[o.nonly] = true;
             o.only[o.nonly++] = v;
+        } else if ((v = cli_value(argc, argv, &i, "--layout"))) {
+            if (pc_scope_add(o.scope.layouts, &o.scope.nlayouts, (char *)v)) { rc = cli_usage(USAGE, "at most %d layouts", PC_SCOPE_MAX); goto out; }
+        } else if ((v = cli_value(argc, argv, &i, "--format"))) {
+            if (pc_scope_add(o.scope.formats, &o.scope.nformats, (char *)v)) { rc = cli_usage(USAGE, "at most %d formats", PC_SCOPE_MAX); goto out; }
         } else if ((v = cli_value(argc, argv, &i, "--report"))) {
             if (cli_report_add(&reps, v)) { rc = cli_usage(USAGE, "bad --report"); goto out; }
         } else {
@@ -267,6 +293,7 @@ static int certify_main(int argc, char **argv)
     if (cli_reports_check_inputs(&reps, cert_inputs, 2)) { rc = PC_EXIT_ERROR; goto out; }
     if (cli_reports_use_stdout(&reps)) o.log = stderr; /* stdout carries the report */
     int code;
+    pc_certify_line_colour(cli_colour(o.log));
     cJSON *doc = pc_certify_run(&o, &code);
     if (!doc) { rc = PC_EXIT_ERROR; goto out; }
     /* Every reader and everything it started is dead by now (harness/reaper.h). */

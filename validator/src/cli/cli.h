@@ -10,6 +10,7 @@
 
 int cmd_validate(int argc, char **argv);
 int cmd_unpack(int argc, char **argv);
+int cmd_read(int argc, char **argv);   /* unpack under certify's reader protocol (read.c) */
 int cmd_rules(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_certify(int argc, char **argv);

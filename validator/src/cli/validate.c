@@ -185,15 +185,16 @@ static int run(opts *o)
     cli_progress_stop();
     cJSON *doc = pc_report_json(res, (size_t)n, o->profile);
     if (!doc) goto out;
-    pc_report_summary(cli_reports_use_stdout(&o->reps) ? stderr : stdout, doc, o->level);
+    FILE *sum = cli_reports_use_stdout(&o->reps) ? stderr : stdout;
+    pc_report_summary_colour(sum, doc, o->level, cli_colour(sum));
     if (cli_github_actions()) cli_github_annotations(cli_reports_use_stdout(&o->reps) ? stderr : stdout, doc);
     int wrote = cli_reports_write(&o->reps, doc);
     rc = PC_EXIT_OK;
     for (int i = 0; i < n; i++) {
         const char *verdict = pc_result_verdict(&res[i]);
         int e = cli_verdict_exit(verdict, o->allow_unchecked);
-        if (e == PC_EXIT_ERROR)
-            fprintf(stderr, "packcheck: %s: %s\n", o->inputs[i], cxs[i].io_error ? cxs[i].io_message : "out of memory");
+        /* the summary already says why (its "error:" line); only what it cannot say goes to stderr */
+        if (e == PC_EXIT_ERROR && !cxs[i].io_error) fprintf(stderr, "packcheck: %s: out of memory\n", o->inputs[i]);
         /* the worst input decides: error > reject > unchecked > pass */
         if (e == PC_EXIT_ERROR || (e == PC_EXIT_REJECT && rc != PC_EXIT_ERROR) || (e == PC_EXIT_UNCHECKED && rc == PC_EXIT_OK)) rc = e;
     }

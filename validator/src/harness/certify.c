@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "certify_internal.h"
+#include "certify_line.h"
 
 #include "../core/sha256.h"
 #include "../core/util.h"
@@ -221,6 +222,22 @@ static int case_folder(certify_run *st, size_t i)
     return st->runs[i].cmd ? 0 : -1;
 }
 
+/* A case outside the reader's declared scope (--layout, --format): listed as `unsupported`, never run. */
+static bool out_of_scope(certify_run *st, const pc_case *k)
+{
+    if (!pc_scope_declared(&st->o->scope)) return false;
+    pc_case_scope cs;
+    char why[96];
+    pc_case_scope_of(k, &cs);
+    if (!pc_scope_excludes(&st->o->scope, &cs, why, sizeof why)) return false;
+    cJSON *sk = cJSON_CreateObject();
+    cJSON_AddStringToObject(sk, "case", k->id);
+    cJSON_AddStringToObject(sk, "outcome", "unsupported");
+    cJSON_AddStringToObject(sk, "reason", why);
+    cJSON_AddItemToArray(st->skipped, sk);
+    return true;
+}
+
 /* Corpus (pins must hold), expected failures, work directory, one private case folder and command
  * line per selected case. */
 static int prepare(certify_run *st)
@@ -241,6 +258,7 @@ static int prepare(certify_run *st)
     for (size_t i = 0; i < st->c.ncases; i++) {
         const pc_case *k = &st->c.cases[i];
         if (!selected(o, k->id)) continue;
+        if (out_of_scope(st, k)) continue;
         const char *why = profile_skip(&st->c, k, o->profile ? o->profile : "strict");
         if (why) {
             cJSON *sk = cJSON_CreateObject();
@@ -440,9 +458,11 @@ static cJSON *evaluate_case(certify_run *st, size_t i, tally *t, cJSON *rules, c
     free(d);
     if (oc != O_PASS) res.log_tail = pc_run_log_tail(r);
     pc_certify_rollup_case(rules, fams, k, oc, res.status);
-    fprintf(st->log, "%-16s %s%s%s\n", !strcmp(res.status, "stale") ? "STALE" : !strcmp(res.status, "expected-fail") ? "xfail" : pc_certify_outcome_names[oc], k->id,
-            oc != O_PASS ? ": " : "", oc != O_PASS && res.detail ? res.detail : "");
     cJSON *cj = pc_case_result_json(&res, k);
+    const char *label = !strcmp(res.status, "stale") ? "STALE" : !strcmp(res.status, "expected-fail") ? "xfail"
+                                                                                                    : pc_certify_outcome_names[oc];
+    pc_profile prof = st->o->profile && !strcmp(st->o->profile, "compat") ? PC_PROFILE_COMPAT : PC_PROFILE_STRICT;
+    if (cj) pc_certify_line(st->log, k, cj, label, prof);
     pc_case_result_free(&res);
     return cj;
 }
@@ -496,6 +516,25 @@ static int valid_passed(const cJSON *valid)
     return n;
 }
 
+/* A declared scope: what it claims and how much of the corpus that covers (unsupported cases are
+ * coverage, not failures). */
+static void scope_coverage(certify_run *st, cJSON *doc)
+{
+    const pc_scope *sc = &st->o->scope;
+    if (!pc_scope_declared(sc)) return;
+    int unsupported = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "skipped")) unsupported += !strcmp(pc_json_str(x, "outcome"), "unsupported");
+    cJSON *j = cJSON_AddObjectToObject(doc, "scope");
+    cJSON *ls = cJSON_AddArrayToObject(j, "layouts"), *fs = cJSON_AddArrayToObject(j, "formats");
+    for (int i = 0; i < sc->nlayouts; i++) cJSON_AddItemToArray(ls, cJSON_CreateString(sc->layouts[i]));
+    for (int i = 0; i < sc->nformats; i++) cJSON_AddItemToArray(fs, cJSON_CreateString(sc->formats[i]));
+    cJSON_AddNumberToObject(j, "unsupported", unsupported);
+    cJSON_AddNumberToObject(j, "cases", (double)st->c.ncases);
+    fprintf(st->log, "certify: declared scope (--layout/--format): %zu of %zu cases in scope, %d unsupported (coverage, neither pass nor failure)\n",
+            st->c.ncases - (size_t)unsupported, st->c.ncases, unsupported);
+}
+
 /* The verdict: certified only for a full run with nothing unexpected, nothing tampered, the corpus
  * intact, at least one valid case read, and no failure absorbed by --update-expect in this run. */
 static int verdict(certify_run *st, cJSON *doc, tally *t, int absorbed)
@@ -516,9 +555,10 @@ static int verdict(certify_run *st, cJSON *doc, tally *t, int absorbed)
     cJSON_AddStringToObject(doc, "verdict", v);
     if (why) cJSON_AddStringToObject(doc, "verdict_reason", why);
     print_valid(st->log, t->valid);
+    scope_coverage(st, doc);
     if (why) fprintf(st->log, "certify: %s\n", why);
     fprintf(st->log, "certify: %s: %d run, %d pass, %d expected failures, %d unexpected failures, %d stale expected failures%s; corpus MANIFEST.sha256 %s\n",
-            certified ? "CERTIFIED" : clean ? "PARTIAL (--only: not a certificate)" : "NOT CERTIFIED", t->run, t->outcomes[O_PASS], t->xfail, t->fail, t->stale,
+            certified ? (pc_scope_declared(&o->scope) ? "CERTIFIED for its declared scope" : "CERTIFIED") : clean ? "PARTIAL (--only: not a certificate)" : "NOT CERTIFIED", t->run, t->outcomes[O_PASS], t->xfail, t->fail, t->stale,
             t->outcomes[O_TAMPERED] ? ", tampered" : "", st->c.manifest_sha256);
     return clean ? PC_EXIT_OK : PC_EXIT_REJECT;
 }

@@ -3,6 +3,7 @@
 #ifndef PC_CERTIFY_H
 #define PC_CERTIFY_H
 
+#include "case_scope.h"
 #include "confine.h"
 
 #include <cjson/cJSON.h>
@@ -43,6 +44,8 @@ typedef struct pc_certify_opts {
     const char *corpus_digest;  /* MANIFEST.sha256 digest the corpus must have, or NULL */
     const char *reader_user;    /* as root: run readers as this user (default nobody; "root" keeps root) */
     double eval_timeout_s;      /* bound on judging one case's output (default 60) */
+    pc_scope scope;             /* --layout / --format: what the reader claims (case_scope.h); cases
+                                   outside it are `unsupported`, shown as coverage */
 } pc_certify_opts;
 
 /* Returns the report document (kind "certify"), or NULL on a harness error (message on log).

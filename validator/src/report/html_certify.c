@@ -9,7 +9,9 @@
 #include <string.h>
 
 static const char *k_style =
-    "<style>body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+    /* Wide tables scroll inside the page instead of widening it: the page fits a narrow screen. */
+    "<style>body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em;"
+    "display:block;max-width:100%;overflow-x:auto}p,h1,h2,h3{overflow-wrap:anywhere}"
     "td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;vertical-align:top;white-space:nowrap}td.d{white-space:normal}th{background:#f0f0f0}"
     "th.v{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font-weight:normal;max-height:22em}"
     "td.m{width:14px;height:14px;padding:0;text-align:center}"
@@ -17,7 +19,7 @@ static const char *k_style =
     ".rejected-valid{background:#ffb74d}.crash{background:#7b1fa2;color:#fff}.timeout{background:#5c6bc0;color:#fff}"
     ".tampered{background:#212121;color:#ff5252}.partial{background:#f9a825;color:#000}"
     ".xfail{background:repeating-linear-gradient(45deg,#fff59d,#fff59d 3px,#e0e0e0 3px,#e0e0e0 6px)}"
-    ".stale{background:#000;color:#fff}.none{background:#fafafa}"
+    ".stale{background:#000;color:#fff}.none{background:#fafafa}.old-corpus{background:#ffe0b2}"
     ".banner{font-size:20px;padding:.5em 1em;display:inline-block;border-radius:4px}"
     ".certified{background:#2e7d32;color:#fff}.not-certified{background:#c62828;color:#fff}"
     "figure{display:inline-block;margin:0 1.5em 1em 0}figure img{image-rendering:pixelated;border:1px solid #999}"
@@ -58,6 +60,15 @@ static void header(pc_sb *b, const cJSON *doc)
     bool partial = !ok && !strcmp(pc_json_str(doc, "verdict"), "partial"); /* --only: not a certificate */
     pc_sb_printf(b, "</h1>\n<p><span id=\"verdict\" class=\"banner %s\">%s</span></p>\n", ok ? "certified" : partial ? "partial" : "not-certified",
                  ok ? "CERTIFIED" : partial ? "PARTIAL (not a certificate)" : "NOT CERTIFIED");
+    const cJSON *sc = cJSON_GetObjectItem(doc, "scope"), *sx;
+    if (sc) { /* a declared scope: the cases outside it are coverage, not failures */
+        double all = pc_json_num(sc, "cases", 0), un = pc_json_num(sc, "unsupported", 0);
+        pc_sb_printf(b, "<p id=\"scope\">Declared scope:");
+        cJSON_ArrayForEach(sx, cJSON_GetObjectItem(sc, "formats")) { pc_sb_puts(b, " format "); pc_sb_xml(b, sx->valuestring); }
+        cJSON_ArrayForEach(sx, cJSON_GetObjectItem(sc, "layouts")) { pc_sb_puts(b, " layout "); pc_sb_xml(b, sx->valuestring); }
+        pc_sb_printf(b, ". Coverage: %.0f of %.0f cases in scope; %.0f <span class=\"unsupported\">unsupported</span> (neither pass nor failure).</p>\n",
+                     all - un, all, un);
+    }
     if (*pc_json_str(doc, "verdict_reason")) { pc_sb_puts(b, "<p id=\"verdict-reason\">"); pc_sb_xml(b, pc_json_str(doc, "verdict_reason")); pc_sb_puts(b, "</p>\n"); }
     pc_sb_puts(b, "<table id=\"provenance\"><tr><th>reader command</th><td><code>");
     pc_sb_xml(b, pc_json_str(rd, "command"));
@@ -297,12 +308,13 @@ char *pc_report_html_certify(const cJSON *doc)
 {
     pc_sb b = {0};
     bool matrix = !strcmp(pc_json_str(doc, "kind"), "certify-matrix");
-    pc_sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>packcheck certify</title>\n");
+    pc_sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>packcheck certify</title>\n");
     pc_sb_puts(&b, k_style);
     pc_sb_puts(&b, "</head><body>\n");
     if (matrix) {
         pc_sb_printf(&b, "<h1>packcheck certify: readers compared</h1>\n<p>corpus MANIFEST.sha256 digest <code>%s</code>, packcheck %s</p>\n",
                      pc_json_str(doc, "manifest_sha256"), pc_json_str(doc, "packcheck_version"));
+        pc_upstream_stale_note(&b, doc);
         if (pc_upstream_annotated(doc)) pc_upstream_html(&b, doc);
         else results_table(&b, doc);
         cause_table(&b, doc);

@@ -159,3 +159,15 @@ cJSON *pc_report_json(const pc_result *r, size_t n, pc_profile profile)
     for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(inputs, pc_report_input_json(&r[i]));
     return doc;
 }
+
+bool pc_input_unopened(const cJSON *input)
+{
+    return !strcmp(pc_json_str(input, "verdict"), "error") && !cJSON_GetObjectItem(input, "tensors");
+}
+
+const char *pc_input_error_text(const cJSON *input)
+{
+    const char *e = pc_json_str(input, "error"), *p = pc_json_str(input, "path");
+    size_t n = strlen(p);
+    return n && !strncmp(e, p, n) && !strncmp(e + n, ": ", 2) ? e + n + 2 : e;
+}

@@ -41,6 +41,8 @@ char *pc_report_jsonl(const cJSON *doc);
 /* The readable summary on stdout (summary.c). */
 typedef enum { PC_SUMMARY_QUIET = 0, PC_SUMMARY_DEFAULT, PC_SUMMARY_VERBOSE } pc_summary_level;
 void pc_report_summary(FILE *out, const cJSON *doc, pc_summary_level level);
+/* The same with the verdicts and statuses coloured (SGR) when `colour`: the CLI decides (--color, NO_COLOR). */
+void pc_report_summary_colour(FILE *out, const cJSON *doc, pc_summary_level level, bool colour);
 
 /* Small string builder shared by the writers. */
 typedef struct pc_sb { char *s; size_t n, cap; bool oom; } pc_sb;
@@ -62,9 +64,15 @@ char *pc_report_markdown_certify(const cJSON *doc);
 bool pc_upstream_annotated(const cJSON *doc);
 void pc_upstream_md(pc_sb *b, const cJSON *doc);
 void pc_upstream_html(pc_sb *b, const cJSON *doc);
+void pc_upstream_stale_note(pc_sb *b, const cJSON *doc);
 
 /* Accessors that tolerate missing keys: pc_json_str, pc_json_num, ... */
 #include "../core/json_get.h"
+/* An input that could not be opened at all (verdict error, no tensor accounting): its `format` is
+ * the JSON's placeholder, not something found, so the readable reports do not show it. */
+bool pc_input_unopened(const cJSON *input);
+/* Its error without the path the message repeats ("no such file or folder", the path is shown beside). */
+const char *pc_input_error_text(const cJSON *input);
 /* "12 checked, 3 plain, 2 unchecked" from an input's "tensors" object ("" when it has none). */
 void pc_sb_tensor_counts(pc_sb *b, const cJSON *input);
 

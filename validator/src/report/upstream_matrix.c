@@ -123,7 +123,9 @@ void pc_upstream_md(pc_sb *b, const cJSON *doc)
         pc_sb_md(b, pc_json_str(r, "language"));
         pc_sb_printf(b, " | %s | ", pc_json_str(r, "mode"));
         claims_text(b, r, false);
-        pc_sb_printf(b, " | `%.8s` | %s | %.0f/%.0f |", pc_json_str(r, "manifest_sha256"), cJSON_IsTrue(cJSON_GetObjectItem(r, "certified")) ? "certified" : "**not certified**", num(cnt, "pass"), num(cnt, "run"));
+        pc_sb_printf(b, " | `%.8s`%s | %s%s | %.0f/%.0f |", pc_json_str(r, "manifest_sha256"), cJSON_IsTrue(cJSON_GetObjectItem(r, "stale")) ? " **stale**" : "",
+                     cJSON_IsTrue(cJSON_GetObjectItem(r, "certified")) ? "certified" : "**not certified**",
+                     cJSON_IsTrue(cJSON_GetObjectItem(r, "stale")) ? " (stale)" : "", num(cnt, "pass"), num(cnt, "run"));
         cJSON_ArrayForEach(f, fams) {
             const cJSON *e = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "families"), f->valuestring);
             pc_sb_puts(b, " ");
@@ -180,8 +182,10 @@ void pc_upstream_html(pc_sb *b, const cJSON *doc)
         pc_sb_xml(b, pc_json_str(r, "language"));
         pc_sb_printf(b, "</td><td class=\"mode\">%s</td><td>", pc_json_str(r, "mode"));
         claims_text(b, r, true);
-        pc_sb_printf(b, "</td><td><code>%.8s</code></td><td class=\"%s\">%s</td><td>%.0f/%.0f</td>", pc_json_str(r, "manifest_sha256"), ok ? "pass" : "wrong-output", ok ? "certified" : "not certified",
-                     num(cnt, "pass"), num(cnt, "run"));
+        bool stale = cJSON_IsTrue(cJSON_GetObjectItem(r, "stale"));
+        pc_sb_printf(b, "</td><td class=\"%s\"><code>%.8s</code>%s</td><td class=\"%s\">%s%s</td><td>%.0f/%.0f</td>", stale ? "old-corpus" : "",
+                     pc_json_str(r, "manifest_sha256"), stale ? "<br><b>stale</b>" : "", ok ? "pass" : "wrong-output", ok ? "certified" : "not certified",
+                     stale ? " (stale: an older corpus)" : "", num(cnt, "pass"), num(cnt, "run"));
         cJSON_ArrayForEach(f, fams) {
             const cJSON *e = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "families"), f->valuestring);
             if (!e || !claims(r, f->valuestring)) { pc_sb_puts(b, "<td class=\"none\">&ndash;</td>"); continue; }
@@ -222,4 +226,19 @@ void pc_upstream_html(pc_sb *b, const cJSON *doc)
         ri++;
     }
     pc_sb_puts(b, "</div>\n");
+}
+
+/* Certificates made against another corpus than the current one (the matrix's "current_manifest_sha256",
+ * each reader's "stale"): said once above the table, and in each row. */
+void pc_upstream_stale_note(pc_sb *b, const cJSON *doc)
+{
+    const cJSON *r;
+    int stale = 0, all = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers")) { all++; stale += cJSON_IsTrue(cJSON_GetObjectItem(r, "stale")); }
+    const char *cur = pc_json_str(doc, "current_manifest_sha256");
+    if (!*cur) return;
+    if (!stale) { pc_sb_printf(b, "<p id=\"stale\">Every certificate is on the current corpus <code>%.8s</code>.</p>\n", cur); return; }
+    pc_sb_printf(b, "<p id=\"stale\" class=\"old-corpus\"><b>%d of %d certificates are stale</b>: made against an older corpus than the "
+                    "current one (<code>%.8s</code>); their counts describe that corpus, not this one. Rerun "
+                    "generators/certify_upstream.sh to recertify.</p>\n", stale, all, cur);
 }

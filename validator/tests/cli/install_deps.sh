@@ -33,7 +33,7 @@ expect_grep 'install -y -qq --no-install-recommends cmake ninja-build gcc pkg-co
 checks=$((checks + 1)); if grep -q 'clang\|chromium' "$TMP/apt.log"; then echo "FAIL: main installed test-only packages"; fails=$((fails + 1)); fi
 rm "$TMP/apt.log"
 expect_rc 0 "--test: also the test-only packages" -- run --test
-expect_grep 'libsqlite3-dev clang libclang-rt-14-dev jq zip unzip\( nodejs\)\?\( cargo\)\? chromium$' "$TMP/apt.log" "clang runtimes, jq, zip, chromium with --test"
+expect_grep 'libsqlite3-dev clang libclang-rt-14-dev jq zip unzip\( nodejs\)\?\( cargo\)\? chromium zlib1g-dev$' "$TMP/apt.log" "clang runtimes, jq, zip, chromium with --test"
 rm "$TMP/apt.log"
 # no node and no cargo anywhere: Debian's nodejs and cargo
 mkdir "$TMP/bare"
@@ -41,7 +41,7 @@ for t in sh dpkg-query id apt-get grep cat rm mktemp sleep; do
     [ -x "$TMP/bin/$t" ] && ln -s "$TMP/bin/$t" "$TMP/bare/$t" || ln -s "$(command -v "$t")" "$TMP/bare/$t"
 done
 expect_rc 0 "--test without node or cargo" -- env PATH="$TMP/bare" HOME="$TMP" PACKCHECK_APT_LOCK_WAIT=0 PACKCHECK_REGEN_TESTS=0 "$TMP/bare/sh" "$SRC/scripts/install-deps.sh" --test
-expect_grep ' nodejs cargo chromium$' "$TMP/apt.log" "nodejs and cargo when none is installed"
+expect_grep ' nodejs cargo chromium zlib1g-dev$' "$TMP/apt.log" "nodejs and cargo when none is installed"
 rm "$TMP/apt.log"
 expect_rc 0 "PACKCHECK_OPTIONAL_DEPS=0: no libcurl, no SQLite" -- env PACKCHECK_OPTIONAL_DEPS=0 PATH="$TMP/bin:$PATH" PACKCHECK_APT_LOCK_WAIT=0 PACKCHECK_REGEN_TESTS=0 sh "$SRC/scripts/install-deps.sh"
 expect_grep 'libcjson-dev libssl-dev$' "$TMP/apt.log" "the optional packages are left out"

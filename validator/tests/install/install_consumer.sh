@@ -1,6 +1,6 @@
 #!/bin/sh
 # `cmake --install` into a temp prefix, then build consumer.c against it with pkg-config (shared
-# library) and with find_package (shared and static), run each on a valid and an invalid fixture of
+# library with the README's plain command, and packcheck-static) and with find_package (shared and static), run each on a valid and an invalid fixture of
 # the installed corpus, and check the installed binary finds that corpus (also after the prefix is
 # moved), never the source tree.   usage: install_consumer.sh BUILD_DIR SOURCE_DIR CC CMAKE
 BUILD=$1 SRC=$2 CC=$3 CMAKE=$4
@@ -9,7 +9,7 @@ trap 'rm -rf "$TMP"' EXIT
 . "$SRC/validator/tests/cli/lib.inc"
 P=$TMP/prefix
 expect_rc 0 "cmake --install" -- "$CMAKE" --install "$BUILD" --prefix "$P"
-for f in bin/packcheck include/packcheck.h lib/libpackcheck.a lib/pkgconfig/packcheck.pc \
+for f in bin/packcheck include/packcheck.h lib/libpackcheck.a lib/pkgconfig/packcheck.pc lib/pkgconfig/packcheck-static.pc \
          lib/cmake/packcheck/packcheckConfig.cmake lib/cmake/packcheck/packcheckConfigVersion.cmake \
          share/packcheck/fixtures/MANIFEST.sha256; do
     checks=$((checks + 1))
@@ -30,17 +30,36 @@ VALID=share/packcheck/fixtures/awq/autoawq-gemm-g32-random
 INVALID=share/packcheck/fixtures/awq/neg-bits-8
 WANT=$(sed -n 's/.*"reject_rule": *"\([^"]*\)".*/\1/p' "$P/$INVALID/expect.json")
 
-# pkg-config, shared library (rpath so the run needs no LD_LIBRARY_PATH).
+UNCHECKED=share/packcheck/fixtures/gguf/unchecked-q8_k
+
+# pkg-config, shared library, exactly the README's command: the .pc's rpath lets it run from this
+# non-system prefix with no LD_LIBRARY_PATH.
 export PKG_CONFIG_PATH="$P/lib/pkgconfig"
+unset LD_LIBRARY_PATH
 expect_rc 0 "pkg-config --modversion" -- pkg-config --modversion packcheck
 expect_rc 0 "build against pkg-config" -- sh -c "$CC -std=c11 -Wall -Wextra -Werror '$SRC/validator/tests/install/consumer.c' \
-    \$(pkg-config --cflags --libs packcheck) -Wl,-rpath,'$P/lib' -o '$TMP/consumer_pc'"
+    \$(pkg-config --cflags --libs packcheck) -o '$TMP/consumer_pc'"
 expect_rc 0 "pkg-config consumer, valid case" -- "$TMP/consumer_pc" "$P/$VALID" pass
 expect_rc 0 "pkg-config consumer, $WANT case" -- "$TMP/consumer_pc" "$P/$INVALID" "$WANT"
 expect_grep "^$WANT fail" "$TMP/out" "the finding names $WANT"
+# No finding is not clean: a folder of tensors packcheck does not decode is unchecked, and says so.
+expect_rc 0 "pkg-config consumer, unchecked case" -- "$TMP/consumer_pc" "$P/$UNCHECKED" unchecked
+expect_grep '^format=gguf verdict=unchecked tensors: [0-9]* checked, [0-9]* plain, [1-9][0-9]* unchecked' "$TMP/out" "the accounting and the verdict unchecked, not pass"
+expect_grep '^unchecked ' "$TMP/out" "each unchecked tensor is named"
 if command -v ldd >/dev/null; then
     ldd "$TMP/consumer_pc" > "$TMP/ldd"
     expect_grep "libpackcheck.so.1 => $P/lib/" "$TMP/ldd" "the consumer loads the installed library"
+fi
+
+# pkg-config, static library: the packcheck-static module links libpackcheck.a (also with --static).
+expect_rc 0 "build against pkg-config packcheck-static" -- sh -c "$CC -std=c11 -Wall -Wextra -Werror '$SRC/validator/tests/install/consumer.c' \
+    \$(pkg-config --static --cflags --libs packcheck-static) -o '$TMP/consumer_pc_static'"
+expect_rc 0 "static pkg-config consumer, valid case" -- "$TMP/consumer_pc_static" "$P/$VALID" pass
+expect_rc 0 "static pkg-config consumer, $WANT case" -- "$TMP/consumer_pc_static" "$P/$INVALID" "$WANT"
+if command -v ldd >/dev/null; then
+    ldd "$TMP/consumer_pc_static" > "$TMP/ldd"
+    checks=$((checks + 1))
+    if grep -q libpackcheck "$TMP/ldd"; then echo "FAIL: the packcheck-static consumer loads libpackcheck.so"; fails=$((fails + 1)); fi
 fi
 
 # find_package, shared and static.
