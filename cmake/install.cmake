@@ -49,14 +49,17 @@ install(FILES ${CMAKE_SOURCE_DIR}/validator/include/packcheck.h DESTINATION ${CM
 
 # The optional dependencies (URL inputs, the verdict cache), when this build has them.
 set(PC_OPTIONAL_REQUIRES "")
+set(PC_OPTIONAL_LIBS "") # packcheck-static.pc: linked as shared libraries (their own static deps are not installed)
 set(PC_WITH_CURL FALSE)
 set(PC_WITH_SQLITE FALSE)
 if(CURL_FOUND)
   string(APPEND PC_OPTIONAL_REQUIRES " libcurl")
+  string(APPEND PC_OPTIONAL_LIBS " -lcurl")
   set(PC_WITH_CURL TRUE)
 endif()
 if(SQLITE3_FOUND)
   string(APPEND PC_OPTIONAL_REQUIRES " sqlite3")
+  string(APPEND PC_OPTIONAL_LIBS " -lsqlite3")
   set(PC_WITH_SQLITE TRUE)
 endif()
 configure_file(${CMAKE_SOURCE_DIR}/cmake/packcheck.pc.in ${CMAKE_BINARY_DIR}/packcheck.pc @ONLY)

@@ -9,7 +9,8 @@ export PACKCHECK_HTTP_RETRIES=1 PACKCHECK_HTTP_BACKOFF_MS=10 PACKCHECK_HTTP_TIME
 
 if PACKCHECK_HTTP_RETRIES=0 "$PC" validate http://127.0.0.1:9/model.safetensors 2>&1 | grep -q "built without libcurl"; then
     expect_rc 2 "a URL without libcurl" -- "$PC" validate http://127.0.0.1:9/model.safetensors
-    expect_grep "install libcurl4-openssl-dev" "$TMP/err" "the message says what to install"
+    cat "$TMP/out" "$TMP/err" >"$TMP/said" # errors are said once, on stdout (cli/validate.c)
+    expect_grep "install libcurl4-openssl-dev" "$TMP/said" "the message says what to install"
     finish
     exit
 fi
@@ -57,7 +58,9 @@ expect_rc 0 "hf://ORG/REPO/FILE" -- env HF_ENDPOINT="$U/hub/" "$PC" validate hf:
 expect_rc 2 "a malformed hf:// name" -- "$PC" validate hf://org
 expect_rc 0 "a single file URL" -- "$PC" validate "$U/ok/org/fx/model.safetensors"
 expect_rc 2 "a file the server does not have" -- "$PC" validate "$U/ok/org/fx/nothing.safetensors"
-expect_grep "nothing.safetensors.*not found" "$TMP/err" "404 is named"
+cat "$TMP/out" "$TMP/err" >"$TMP/said" # errors are said once, on stdout (cli/validate.c)
+expect_grep "nothing.safetensors: error" "$TMP/said" "the missing file is named"
+expect_grep "not found (HTTP 404)" "$TMP/said" "404 is said"
 
 # The verdict cache: a second run over unchanged files reads no tensor data, a changed file misses,
 # and a failed read is never stored.
@@ -91,8 +94,9 @@ fi
 # fault MODE PATTERN: exit 2 within the bound, the message names the URL and PATTERN.
 fault() {
     expect_rc 2 "fault $1" -- timeout 30 "$PC" validate "$U/$1/org/ck/" --report json:"$TMP/$1.json"
-    expect_grep "$U/$1/org/ck/" "$TMP/err" "fault $1: the URL is named"
-    expect_grep "$2" "$TMP/err" "fault $1: what went wrong"
+    cat "$TMP/out" "$TMP/err" >"$TMP/said" # errors are said once, on stdout (cli/validate.c)
+    expect_grep "$U/$1/org/ck/" "$TMP/said" "fault $1: the URL is named"
+    expect_grep "$2" "$TMP/said" "fault $1: what went wrong"
     expect_grep '"verdict":[[:space:]]*"error"' "$TMP/$1.json" "fault $1: verdict error"
 }
 fault no206 "not 206: the server ignored the Range request"

@@ -64,7 +64,8 @@ cross-run) # (b) item 2: run B's reader writes run A's output (found in /proc); 
     MARK=pc-iso-waiter-$$
     certify --case ct/dense-b3-group16 --reader "sh $R/waiter.sh $MARK {input} {output}" --report json:"$TMP/a.json" >"$TMP/a.log" 2>&1 &
     apid=$!
-    wait_for "$MARK"
+    # the reader itself (its output path is on its command line), not the `timeout` wrapper naming MARK
+    wait_for "$MARK.*/out/view\.safetensors"
     # Told A's output path too (the test sees every process), B still cannot write there.
     AOUT=$(ps -eo args | grep -v grep | grep "$MARK" | grep -o '/[^ ]*/out/view\.safetensors' | head -1)
     GO=$(dirname "$AOUT")/go
