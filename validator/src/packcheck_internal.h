@@ -53,6 +53,9 @@ int pc_ctx_init(pc_ctx *cx, pc_profile p);
 void pc_ctx_free(pc_ctx *cx);
 /* Mark a rule as evaluated on this input (so the report says `pass` when nothing broke it). */
 void pc_eval(pc_ctx *cx, const char *rule_id);
+/* Take back a pass: the rule was evaluated on part of the input only (--tier header), so without a
+ * finding it is not evaluated (skip), never pass. A rule with a finding keeps it. */
+void pc_eval_withdraw(pc_ctx *cx, const char *rule_id);
 /* Report that `rule_id` is broken. Status comes from the rule's severity under cx->profile; a rule
  * that is OFF in the profile is recorded as evaluated and dropped. Unknown ids abort: a bug. */
 void pc_report(pc_ctx *cx, const char *rule_id, const char *tensor, int64_t offset, const char *fmt,

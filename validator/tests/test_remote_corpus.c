@@ -171,11 +171,7 @@ static void check_case(const pc_case *c, const char *url)
         bool unlisted = sf == PC_STATUS_SKIP && broken_index && full.in->nfiles == 0;
         CHECK(sd == sf || unlisted, "%s: %s is %s from disk, %s over HTTP", c->id, r->id, pc_status_name(sd), pc_status_name(sf));
         /* The header tier evaluates fewer rules, never judges one differently, and passes none it skipped. */
-        /* Known gap (to fix): CFG-032/033 also judge JSON held in tensor data (bitsandbytes'
-         * quant_state), which --tier header does not read; its status there covers the config files only. */
-        bool json_in_tensor = sh == PC_STATUS_PASS && sd == PC_STATUS_FAIL && (!strcmp(r->id, "CFG-032") || !strcmp(r->id, "CFG-033"))
-                              && !strncmp(c->id, "bnb/", 4);
-        CHECK(sh == PC_STATUS_SKIP || sh == sd || json_in_tensor, "%s: %s is %s from disk, %s at --tier header", c->id, r->id,
+        CHECK(sh == PC_STATUS_SKIP || sh == sd, "%s: %s is %s from disk, %s at --tier header", c->id, r->id,
               pc_status_name(sd), pc_status_name(sh));
     }
     CHECK(strcmp(vh, "pass"), "%s: --tier header says pass", c->id);

@@ -11,7 +11,7 @@
 
 static const char *USAGE = "packcheck formats [--json]";
 
-static const char *role_name(pc_part_role r) { return r == PC_PART_CODES ? "codes" : "companion"; }
+static const char *role_name(pc_part_role r) { return r & PC_PART_CODES ? "codes" : "companion"; }
 
 static cJSON *format_json(const pc_format *f)
 {
@@ -24,6 +24,7 @@ static cJSON *format_json(const pc_format *f)
         if (!x) break;
         cJSON_AddStringToObject(x, "suffix", p->suffix);
         cJSON_AddStringToObject(x, "role", role_name(p->role));
+        if (p->role & PC_PART_JSON) cJSON_AddBoolToObject(x, "json", true);
         cJSON_AddItemToArray(parts, x);
     }
     cJSON_AddItemToObject(o, "parts", parts);
@@ -51,7 +52,7 @@ static void print_text(void)
         printf("%-22s %s", (*f)->name, (*f)->decode ? "decodes" : "recognises");
         const char *sep = "  parts:";
         for (const pc_part *p = (*f)->parts; p && p->suffix; p++, sep = ",")
-            printf("%s %s%s", sep, *p->suffix ? p->suffix : "(the module tensor)", p->role == PC_PART_CODES ? " [codes]" : "");
+            printf("%s %s%s", sep, *p->suffix ? p->suffix : "(the module tensor)", p->role & PC_PART_CODES ? " [codes]" : p->role & PC_PART_JSON ? " [json]" : "");
         putchar('\n');
     }
 }

@@ -42,6 +42,12 @@ static const pc_rule *rule_or_die(const char *id)
 
 void pc_eval(pc_ctx *cx, const char *rule_id) { cx->evaluated[rule_or_die(rule_id)->index] |= 1; }
 
+void pc_eval_withdraw(pc_ctx *cx, const char *rule_id)
+{
+    unsigned char *e = &cx->evaluated[rule_or_die(rule_id)->index];
+    if (!(*e & 2)) *e = 0; /* a rule with a finding keeps it */
+}
+
 void pc_report(pc_ctx *cx, const char *rule_id, const char *tensor, int64_t offset, const char *fmt, ...)
 {
     const pc_rule *r = rule_or_die(rule_id);

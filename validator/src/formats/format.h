@@ -125,7 +125,8 @@ typedef struct pc_pair_ref {
 
 /* One tensor a module of a format is made of: the module prefix followed by `suffix` ("" for the
  * module tensor itself, ".weight_packed", "_blocks", ".weight.absmax"). */
-typedef enum { PC_PART_CODES = 1, PC_PART_COMPANION = 2 } pc_part_role;
+typedef enum { PC_PART_CODES = 1, PC_PART_COMPANION = 2, PC_PART_JSON = 4 } pc_part_role; /* JSON: a companion
+                                               holding JSON text (bitsandbytes' quant_state), read only with the data */
 typedef struct pc_part {
     const char *suffix;           /* NULL ends a list */
     pc_part_role role;            /* CODES: holds packed codes or quantized values, whatever its dtype */

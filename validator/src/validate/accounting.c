@@ -26,13 +26,13 @@ static bool explain_by_parts(const pc_input *in, const pc_tensor *t, pc_explain 
     for (const pc_format *const *f = pc_formats; *f; f++)
         for (const pc_part *c = (*f)->parts; c && c->suffix; c++) {
             size_t sl = strlen(c->suffix);
-            if (c->role != PC_PART_CODES || !sl || sl >= len || strcmp(t->name + len - sl, c->suffix)) continue;
+            if (!(c->role & PC_PART_CODES) || !sl || sl >= len || strcmp(t->name + len - sl, c->suffix)) continue;
             char prefix[512];
             if (len - sl >= sizeof prefix) continue;
             memcpy(prefix, t->name, len - sl);
             prefix[len - sl] = 0;
             for (const pc_part *m = (*f)->parts; m->suffix; m++) {
-                if (m->role != PC_PART_COMPANION || !pc_input_find_part(in, prefix, m->suffix)) continue;
+                if (!(m->role & PC_PART_COMPANION) || !pc_input_find_part(in, prefix, m->suffix)) continue;
                 snprintf(e->scheme, sizeof e->scheme, "%s module (%s beside %s)", (*f)->name, c->suffix, m->suffix);
                 snprintf(e->reason, sizeof e->reason, "%s tensor laid out as a %s module's %s that no module of it decoded",
                          pc_dtype_name(t->dtype), (*f)->name, c->suffix);

@@ -11,6 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Does the input hold a tensor that a format declares as JSON text (PC_PART_JSON)? */
+static bool holds_tensor_json(const pc_input *in)
+{
+    for (size_t i = 0; i < in->ntensors; i++) {
+        size_t len = strlen(in->tensors[i].name);
+        for (const pc_format *const *f = pc_formats; *f; f++)
+            for (const pc_part *p = (*f)->parts; p && p->suffix; p++) {
+                size_t sl = strlen(p->suffix);
+                if ((p->role & PC_PART_JSON) && sl && sl < len && !strcmp(in->tensors[i].name + len - sl, p->suffix)) return true;
+            }
+    }
+    return false;
+}
+
 void pc_validate(pc_input *in, pc_ctx *cx)
 {
     pc_pyre_reset(); /* the matcher's budget is per input (pyre.h) */
@@ -19,7 +33,11 @@ void pc_validate(pc_input *in, pc_ctx *cx)
     /* --tier header: the containers, the configs and the shard index were read and checked when the
      * input was opened; no tensor byte is read, so the formats (which read scales, zero points and
      * codes) do not run and their rules stay not evaluated. */
-    if (in->tier == PC_TIER_HEADER) return;
+    if (in->tier == PC_TIER_HEADER) {
+        /* the JSON rules judged the configs; JSON kept in tensor data was not read */
+        if (holds_tensor_json(in)) { pc_eval_withdraw(cx, "CFG-032"); pc_eval_withdraw(cx, "CFG-033"); }
+        return;
+    }
     if (container_ok)
         for (const pc_format *const *f = pc_formats; *f; f++)
             if ((*f)->detect && (*f)->detect(in)) (*f)->check(in, cx);

@@ -499,8 +499,8 @@ static const pc_part k_format_parts[] = {
     {".weight.quant_map", PC_PART_COMPANION},
     {".weight.nested_absmax", PC_PART_COMPANION},
     {".weight.nested_quant_map", PC_PART_COMPANION},
-    {".weight.quant_state.bitsandbytes__nf4", PC_PART_COMPANION},
-    {".weight.quant_state.bitsandbytes__fp4", PC_PART_COMPANION},
+    {".weight.quant_state.bitsandbytes__nf4", PC_PART_COMPANION | PC_PART_JSON},
+    {".weight.quant_state.bitsandbytes__fp4", PC_PART_COMPANION | PC_PART_JSON},
     {NULL, 0},
 };
 const pc_format pc_format_bnb = {.parts = k_format_parts, .name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
