@@ -9,6 +9,7 @@
 #include "../core/util.h"
 #include "../report/report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -115,11 +116,34 @@ static char *file_named(const char *word)
     return cand;
 }
 
-/* Readable unless it and the corpus overlap (then the reader goes without it). */
+/* Everything under `dir` but the corpus: each entry of dir that is not on the way to the corpus, and
+ * the same one level down along that way (Landlock only allows: a venv that holds the installed
+ * corpus, share/packcheck/fixtures, stays usable as the reader's runtime, its answers not). */
+static int add_read_around(pc_confine *c, const char *dir, unsigned depth)
+{
+    DIR *d = depth < 64 ? opendir(dir) : NULL;
+    if (!d) return 0;
+    int rc = 0;
+    size_t n = 0;
+    for (struct dirent *e; !rc && (e = readdir(d)) && n < 4096; n++) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *child = pc_asprintf("%s/%s", dir, e->d_name);
+        if (!child) { rc = -1; break; }
+        if (under(child, c->corpus)) ; /* the corpus itself */
+        else if (under(c->corpus, child)) rc = add_read_around(c, child, depth + 1);
+        else rc = add_read(c, child);
+        free(child);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Readable unless it lies in the corpus; a folder holding the corpus is readable around it. */
 static int add_read_apart(pc_confine *c, const char *path)
 {
     char *real = realpath(path, NULL);
-    int rc = real && !under(c->corpus, real) && !under(real, c->corpus) ? add_read(c, real) : 0;
+    int rc = 0;
+    if (real && !under(real, c->corpus)) rc = under(c->corpus, real) ? add_read_around(c, real, 0) : add_read(c, real);
     free(real);
     return rc;
 }
