@@ -86,7 +86,7 @@ repin) # (c) item 3: while the reader runs, the corpus is rewritten and MANIFEST
     MARK=pc-iso-repin-$$
     certify --case st/short --reader "sh $R/waiter.sh $MARK {input} {output}" --report json:"$TMP/r.json" >"$TMP/r.log" 2>&1 &
     rpid=$!
-    wait_for "$MARK"
+    wait_for "$MARK.*/out/view\.safetensors" # the reader itself runs: certify has read and pinned the corpus
     GO=$(dirname "$(ps -eo args | grep -v grep | grep "$MARK" | grep -o '/[^ ]*/out/view\.safetensors' | head -1)")/go
     sed 's/"verdict": "reject"/"verdict": "pass"/' "$C/st/short/expect.json" >"$TMP/e" && cat "$TMP/e" >"$C/st/short/expect.json"
     pin
