@@ -7,9 +7,12 @@
 src=${PACKCHECK_SRC:-$SRC/packcheck}
 build=$WORK/packcheck-build
 
-# The library: instrumented by $CFLAGS; no sanitizer or fuzzer options of packcheck's own CMake.
+# The library: instrumented by $CFLAGS; no sanitizer or fuzzer options of packcheck's own CMake, and
+# none of the optional network / cache dependencies (no fuzzer reaches URL inputs; OSS-Fuzz's runner
+# image would not carry libcurl or SQLite for a static link).
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER="$CC" \
-    -DCMAKE_C_FLAGS="$CFLAGS" -DPACKCHECK_SANITIZE=OFF -DPACKCHECK_FUZZ=OFF >/dev/null
+    -DCMAKE_C_FLAGS="$CFLAGS" -DPACKCHECK_SANITIZE=OFF -DPACKCHECK_FUZZ=OFF \
+    -DPACKCHECK_WITH_CURL=OFF -DPACKCHECK_WITH_SQLITE=OFF >/dev/null
 cmake --build "$build" --target packcheck_lib
 
 # cJSON: compiled from source with the instrumentation when the Dockerfile cloned it, else the
