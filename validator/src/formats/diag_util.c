@@ -122,3 +122,18 @@ void pc_diag_params_free(pc_diag_params *p)
     memset(p, 0, sizeof *p);
     p->lay = lay;
 }
+
+/* The first shard of a split fused layer a loader fuses this module with, or NULL: k_proj / v_proj
+ * with q_proj, up_proj with gate_proj, w3 with w1 (vLLM's MergedColumnParallelLinear /
+ * QKVParallelLinear and its fused-MoE w13; #54150 reused the first shard's weight_scale_2). */
+char *pc_diag_shard_sibling(const char *prefix)
+{
+    static const char *const pairs[][2] = {{"k_proj", "q_proj"}, {"v_proj", "q_proj"}, {"up_proj", "gate_proj"}, {"w3", "w1"}};
+    size_t n = strlen(prefix);
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        size_t m = strlen(pairs[i][0]);
+        if (n > m && prefix[n - m - 1] == '.' && !strcmp(prefix + n - m, pairs[i][0]))
+            return pc_asprintf("%.*s%s", (int)(n - m), prefix, pairs[i][1]);
+    }
+    return NULL;
+}

@@ -20,4 +20,7 @@ void pc_diag_stream_put(uint32_t *w, uint64_t nwords, uint64_t j, unsigned b, bo
 /* s and zq of n elements (and alt_s/alt_zq[alt] when alt >= 0); 0, or -1 when out of memory. */
 int pc_diag_alloc(pc_diag_params *p, size_t n, int alt);
 int pc_diag_alloc_alt(pc_diag_params *p, size_t n, pc_diag_alt alt); /* alt_s[alt] alone */
+/* The first shard (q_proj, gate_proj, w1) of the split fused layer that module `prefix` (k_proj or
+ * v_proj, up_proj, w3) is loaded into, or NULL; caller frees. */
+char *pc_diag_shard_sibling(const char *prefix);
 #endif

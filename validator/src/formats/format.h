@@ -34,6 +34,13 @@ typedef enum pc_diag_alt {
     PC_ALT_ROW_BLOCKS,   /* blocks counted per row instead of over the flattened tensor */
     PC_ALT_NESTED_OFFSET,/* a nested (double-quantised) scale's offset dropped */
     PC_ALT_E8M0_BIAS,    /* an E8M0 exponent read with the other bias (125 for 127, or the reverse) */
+    /* Loader bugs of companion tensors (reports/LOADER-BUGS-COVERAGE.md): */
+    PC_ALT_GLOBAL_DROPPED, /* a two-level scale's global (per-tensor) factor missing: the block scale alone */
+    PC_ALT_SHARD_REUSED,   /* a fused shard (k/v, up, w3) given its first sibling's (q, gate, w1) global scale */
+    PC_ALT_SLOT0_ONLY,     /* a fused layer's scalar global scale written to shard slot 0 only: the other
+                              shards' rows decode with the slot left at zero */
+    PC_ALT_SCALE_ZEROED,   /* the block scale tensor left at its zero initialisation (a name not mapped):
+                              E8M0 byte 0 (2^-bias), float 0 */
     PC_ALT_COUNT
 } pc_diag_alt;
 

@@ -338,12 +338,12 @@ done:
 }
 
 /* Parameter-level bugs keep the codes and change the weight formula's inputs. */
-typedef struct pbug { const float *s; const int16_t *zq; int dz, wrap; bool divide; float sign; } pbug;
+typedef struct pbug { const float *s; const int16_t *zq; int dz, wrap; bool divide, unit; float sign; } pbug;
 
 static bool pbug_for(const dg_module *m, const dg_bug_def *d, int variant, pbug *q)
 {
     const pc_diag_layout *l = &m->p.lay;
-    *q = (pbug){m->p.s, m->p.zq, 0, 0, false, 1.0f};
+    *q = (pbug){m->p.s, m->p.zq, 0, 0, false, false, 1.0f};
     switch (d->sim) {
     case DG_SIM_ZERO_SHIFT: q->dz = variant ? 1 : -1; return l->zero_shift && m->p.kind == PC_DIAG_INT;
     case DG_SIM_ALT_SCALE:
@@ -353,6 +353,7 @@ static bool pbug_for(const dg_module *m, const dg_bug_def *d, int variant, pbug 
     case DG_SIM_BIAS_SUB: q->sign = -1.0f; return m->p.kind == PC_DIAG_AFFINE && m->p.bias && m->p.affine;
     case DG_SIM_SCALE_DIV: q->divide = true; return l->scale_divided;
     case DG_SIM_ZERO_WRAP: q->wrap = l->zero_wrap; return l->zero_wrap != 0;
+    case DG_SIM_SCALE_ONE: q->unit = true; return m->p.kind != PC_DIAG_AFFINE; /* an affine bias has no meaning unscaled */
     default: return false;
     }
 }
@@ -362,6 +363,7 @@ static float pbug_weight(const dg_module *m, const pbug *q, size_t i)
     int v = m->codes[i], zq = q->zq[i];
     if (m->p.kind == PC_DIAG_AFFINE && m->p.bias && m->p.affine) return affine_weight(m, i, v, q->s[i], q->sign);
     if (q->divide) return unscaled(m, v, zq) / q->s[i];
+    if (q->unit) return unscaled(m, v, zq);
     return unscaled(m, v, q->wrap && zq == q->wrap ? 0 : zq + q->dz) * q->s[i];
 }
 

@@ -40,6 +40,13 @@ typedef enum pc_bug {
                                 diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */
     PC_BUG_GLOBAL_SCALE_RECIP,/* NVFP4 global scale inverted first (1/(1/x) != x in f32: ModelOpt <-> CT names) */
+    PC_BUG_LOADER_FIRST,      /* engine loader bugs of the companion tensors (LOADER-BUGS.md section b): each has a
+                                 self-test mutant, killed on the variants/ family (cli/certify_loader_bugs.sh) */
+    PC_BUG_SCALE_DROPPED = PC_BUG_LOADER_FIRST, /* every scale dropped: the raw code value (transformers #47145) */
+    PC_BUG_GLOBAL_MISSING,    /* NVFP4 global scale missing: block scale alone (transformers #48371) */
+    PC_BUG_SHARD_REUSED,      /* per-shard global scale reused: gate's for up, q's for k/v (vLLM #54150) */
+    PC_BUG_SLOT0_ONLY,        /* fused layer's scalar scale in slot 0 only (sglang PR #29151) */
+    PC_BUG_SCALE_ZEROED,      /* block scales left at their zero initialisation (sglang PR #33541) */
     PC_BUG_COUNT
 } pc_bug;
 
@@ -63,7 +70,8 @@ typedef enum dg_sim {
     DG_SIM_BIAS_SUB,    /* affine bias subtracted */
     DG_SIM_SCALE_DIV,   /* divided by the scale instead of multiplied */
     DG_SIM_ZERO_WRAP,   /* a stored zero point that wraps decoded as 0 */
-    DG_SIM_ROW_SWAP     /* row blocks 0 and 1 swapped, scales applied unpermuted (diagnosed by row matching) */
+    DG_SIM_ROW_SWAP,    /* row blocks 0 and 1 swapped, scales applied unpermuted (diagnosed by row matching) */
+    DG_SIM_SCALE_ONE    /* every scale taken as 1: the code's own value */
 } dg_sim;
 
 typedef struct dg_bug_def { const char *id, *title; int variants; dg_sim sim; pc_diag_alt alt; } dg_bug_def;

@@ -24,4 +24,9 @@ const dg_bug_def dg_bugs[PC_BUG_COUNT] = {
     [PC_BUG_E8M0_BIAS] = {"e8m0-bias", "E8M0 scale bias 125 read as 127, or the reverse (compressed-tensors 0.13.0 mxfp4-pack-quantized wrote 2^(s - 125), later releases 2^(s - 127))", 1, DG_SIM_ALT_SCALE, PC_ALT_E8M0_BIAS},
     [PC_BUG_BNB_NESTED_OFFSET] = {"bnb-nested-offset", "bitsandbytes nested (double-quant) absmax offset dropped (absmax = code_map[q] * nested_absmax, no + offset)", 1, DG_SIM_ALT_SCALE, PC_ALT_NESTED_OFFSET},
     [PC_BUG_ROWS_SCALES_KEPT] = {"rows-permuted-scales-kept", "rows permuted without their scale rows (whole rows of codes reordered, each dequantized with the scale left at its position, as sgl-project/sglang PR #35703 did to block-FP8 qkv rows)", 1, DG_SIM_ROW_SWAP, 0},
+    [PC_BUG_SCALE_DROPPED] = {"scale-dropped", "scale dropped: the weight is the code's own value, no scale applied (transformers #47145, sglang #34895's FP8 lm_head, Megatron-LM PR #135)", 1, DG_SIM_SCALE_ONE, 0},
+    [PC_BUG_GLOBAL_MISSING] = {"global-scale-missing", "NVFP4 global scale missing: the FP8 block scale applied alone (transformers #48371: per-expert weight_global_scale not loaded, missing_keys empty)", 1, DG_SIM_ALT_SCALE, PC_ALT_GLOBAL_DROPPED},
+    [PC_BUG_SHARD_REUSED] = {"shard-scale-reused", "per-shard global scale reused: a fused layer's k/v (or up, w3) shard decoded with q's (gate's, w1's) scale (vLLM #54150, #54974)", 1, DG_SIM_ALT_SCALE, PC_ALT_SHARD_REUSED},
+    [PC_BUG_SLOT0_ONLY] = {"scale-slot0-only", "fused layer's scalar global scale written to shard slot 0 only: the other shards' rows use an unset (zero) slot (sglang PR #29151)", 1, DG_SIM_ALT_SCALE, PC_ALT_SLOT0_ONLY},
+    [PC_BUG_SCALE_ZEROED] = {"scale-zeroed", "block scales left at their zero initialisation (E8M0 byte 0, float 0): the scale tensor's name was not mapped (sglang PR #33541)", 1, DG_SIM_ALT_SCALE, PC_ALT_SCALE_ZEROED},
 };

@@ -3,6 +3,7 @@
  *   pc_mutate BUG INPUT VIEW   rewrite VIEW (the logical view `packcheck unpack INPUT` wrote) the way a
  *                              reader with bug BUG (a diagnose.h id: pack-axis, awq-order, ...) would
  *                              have written it; modules the bug does not touch stay as they are.
+ *   pc_mutate --list / --list-loader   the kill-matrix mutants / the engine loader-bug mutants
  *   pc_mutate zeros INPUT VIEW accept anything: write all-zero codes and weights for every module
  *                              packcheck can see (none when INPUT is unreadable), exit 0.
  *
@@ -133,6 +134,10 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--list")) {
         for (int b = 0; b < PC_BUG_MUTANTS; b++) printf("%s\n", pc_bug_id((pc_bug)b));
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "--list-loader")) { /* engine loader bugs: judged on variants/ */
+        for (int b = PC_BUG_LOADER_FIRST; b < PC_BUG_COUNT; b++) printf("%s\n", pc_bug_id((pc_bug)b));
         return 0;
     }
     if (argc != 4) { fprintf(stderr, "usage: pc_mutate BUG|zeros INPUT VIEW\n"); return 2; }

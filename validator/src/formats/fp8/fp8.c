@@ -647,7 +647,20 @@ static void fp8_module_free(void *priv) { free(priv); }
 /* The module's own block grid, the grid read transposed, and the block size a reader derives from
  * the shapes (floor(N / grid rows), clamped to the grid as such code indexes). INT8 codes are
  * stored u = q + 128, so the zero point is 128 + zp. */
-static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
+/* A per-tensor module's shard sibling's single scale (NaN when none): what a loader that reuses
+ * the first shard's scale for the fused layer applies. */
+static float sibling_scale(const pc_input *in, const pc_module *pm, const f8_module *d)
+{
+    if (d->experts || d->gr != 1 || d->gc != 1) return NAN;
+    char *sib = pc_diag_shard_sibling(pm->prefix);
+    const pc_tensor *t = sib ? pc_diag_find(in, sib, "weight_scale") : NULL;
+    free(sib);
+    float *v = t && t->numel == 1 ? pc_diag_load_floats(t) : NULL, s = v ? v[0] : NAN;
+    free(v);
+    return s;
+}
+
+static int fp8_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
 {
     const f8_module *d = pm->priv;
     int o = d && d->experts ? 1 : 0; /* fused experts [E, N, K]: each expert its own grid */
@@ -658,7 +671,9 @@ static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
     int rc = 1;
     if (!sc || (d->zp && !zp) || d->scale->numel != E * d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
     rc = -1;
-    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_BLOCK_SHAPE)) goto out;
+    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GRID_T) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_BLOCK_SHAPE) ||
+        pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_SCALE_ZEROED) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_SHARD_REUSED)) goto out;
+    float sib = sibling_scale(in, pm, d);
     if (d->e8m0) { /* MXFP8: the exact powers of two; a linear reader multiplies by the byte itself */
         if (pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR)) goto out;
         for (size_t i = 0; i < (size_t)pm->numel; i++) p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[((i / K) / d->bh) * d->gc + (i % K) / d->bw]; /* 2-D only: mxfp8 has no experts */
@@ -674,6 +689,8 @@ static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
             p->alt_s[PC_ALT_GRID_T][i] = sc[eg + (k / d->bw) * d->gr + n / d->bh];
             p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[eg + (r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
             p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? 128 + (zp ? zp[g] : 0) : 0);
+            p->alt_s[PC_ALT_SCALE_ZEROED][i] = 0.0f;
+            p->alt_s[PC_ALT_SHARD_REUSED][i] = isnan(sib) ? sc[g] : sib;
         }
     }
     rc = 0;
@@ -687,12 +704,11 @@ out:
  * must move those too (sgl-project/sglang PR #35703 did not). */
 static int fp8_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
 {
-    (void)in;
     bool deepseek = pm->layout && !strcmp(pm->layout, k_layout[F8_DEEPSEEK]);
     const f8_module *d = pm->priv;
     p->lay = (pc_diag_layout){.scale_divided = deepseek, .row_block = d && d->bh > 1 && d->gr > 1 ? d->bh : 0};
     p->kind = pm->layout && !strcmp(pm->layout, k_layout[F8_CT_INT]) ? PC_DIAG_INT : PC_DIAG_E4M3;
-    return want ? fp8_diag_fill(pm, p) : 0;
+    return want ? fp8_diag_fill(in, pm, p) : 0;
 }
 
 extern const pc_bench_entry pc_fp8_bench[]; /* fp8_bench.c */

@@ -373,12 +373,14 @@ static int mx_diag_fill(const pc_module *pm, pc_diag_params *p)
     if (!d || K % 32 || d->scales->numel != pm->numel / 32) { snprintf(p->note, sizeof p->note, "MXFP4 scales not found in the expected shape"); return 1; }
     int64_t *e = pc_diag_load_ints(d->scales);
     if (!e) { snprintf(p->note, sizeof p->note, "MXFP4 scales unreadable"); return 1; }
-    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_E8M0_BIAS)) { free(e); return -1; }
+    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_E8M0_BIAS) ||
+        pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_SCALE_ZEROED)) { free(e); return -1; }
     int other = d->bias == 127 ? 125 : 127; /* the compressed-tensors 0.13.0 / >= 0.14.0 mix-up (MX-005) */
     for (size_t i = 0; i < pm->numel; i++) {
         p->s[i] = ldexpf(1.0f, (int)e[i / 32] - d->bias);
         p->alt_s[PC_ALT_EXP_LINEAR][i] = (float)e[i / 32];
         p->alt_s[PC_ALT_E8M0_BIAS][i] = ldexpf(1.0f, (int)e[i / 32] - other);
+        p->alt_s[PC_ALT_SCALE_ZEROED][i] = ldexpf(1.0f, -d->bias); /* a zero-filled E8M0 byte */
     }
     free(e);
     return 0;

@@ -511,6 +511,39 @@ static void nvfp4_module_free(void *priv) { free(priv); }
 
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
+/* Rows of shard 0 of a layer fused in the checkpoint (0: not fused): gate_up_proj's gate half,
+ * qkv_proj's q rows = num_attention_heads * head_dim from config.json (Phi-3's layout). */
+static uint64_t shard0_rows(const pc_input *in, const char *prefix, uint64_t N)
+{
+    size_t n = strlen(prefix);
+    if (n >= 13 && !strcmp(prefix + n - 13, ".gate_up_proj")) return N / 2;
+    if (n < 9 || strcmp(prefix + n - 9, ".qkv_proj")) return 0;
+    const cJSON *c = in->config_json;
+    double heads = pc_json_num(c, "num_attention_heads", 0), hidden = pc_json_num(c, "hidden_size", 0);
+    double hd = pc_json_num(c, "head_dim", heads > 0 ? hidden / heads : 0), q = heads * hd;
+    return q >= 1 && q < (double)N && q == (double)(uint64_t)q ? (uint64_t)q : 0;
+}
+
+/* The global scale of the module's shard sibling (NaN when there is none). */
+static float sibling_global(const pc_input *in, const char *prefix, bool modelopt)
+{
+    char *sib = pc_diag_shard_sibling(prefix);
+    const pc_tensor *t = sib ? pc_diag_find(in, sib, modelopt ? "weight_scale_2" : "weight_global_scale") : NULL;
+    free(sib);
+    float *v = t && t->numel == 1 ? pc_diag_load_floats(t) : NULL, g = v ? v[0] : NAN;
+    free(v);
+    return g;
+}
+
+static int nv_diag_alloc(pc_diag_params *p, size_t n)
+{
+    static const pc_diag_alt alts[] = {PC_ALT_GLOBAL_RECIP, PC_ALT_GLOBAL_DROPPED, PC_ALT_SHARD_REUSED, PC_ALT_SLOT0_ONLY, PC_ALT_SCALE_ZEROED};
+    if (pc_diag_alloc(p, n, PC_ALT_GLOBAL_OTHER)) return -1;
+    for (size_t i = 0; i < sizeof alts / sizeof *alts; i++)
+        if (pc_diag_alloc_alt(p, n, alts[i])) return -1;
+    return 0;
+}
+
 /* FP8 block scales [N, K/16] and a global scale: a divisor under the compressed-tensors name
  * (weight_global_scale), a multiplier under ModelOpt's (weight_scale_2). Byte i holds element 2i low. */
 static int nv_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
@@ -525,13 +558,20 @@ static int nv_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params 
     int rc = 1;
     if (!ws || !gs) { snprintf(p->note, sizeof p->note, "NVFP4 scales unreadable"); goto out; }
     rc = -1;
-    if (pc_diag_alloc(p, (size_t)pm->numel, PC_ALT_GLOBAL_OTHER) || pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_GLOBAL_RECIP)) goto out;
+    if (nv_diag_alloc(p, (size_t)pm->numel)) goto out;
+    float sib = sibling_global(in, pm->prefix, modelopt);
+    uint64_t s0 = shard0_rows(in, pm->prefix, pm->shape[pm->ndim - 2]);
     for (size_t i = 0; i < pm->numel; i++) {
         float block = ws[i / 16], g = gs[tg->numel == 1 ? 0 : i / per];
         float inv = 1.0f / g; /* what a converter between the two namings stores */
+        float reused = isnan(sib) ? g : sib, slot = s0 && (i % per) / K >= s0 ? 0.0f : g;
         p->s[i] = modelopt ? block * g : block / g;
         p->alt_s[PC_ALT_GLOBAL_OTHER][i] = modelopt ? block / g : block * g;
         p->alt_s[PC_ALT_GLOBAL_RECIP][i] = modelopt ? block / inv : block * inv;
+        p->alt_s[PC_ALT_GLOBAL_DROPPED][i] = block;
+        p->alt_s[PC_ALT_SHARD_REUSED][i] = modelopt ? block * reused : block / reused;
+        p->alt_s[PC_ALT_SLOT0_ONLY][i] = modelopt ? block * slot : block / slot;
+        p->alt_s[PC_ALT_SCALE_ZEROED][i] = modelopt ? 0.0f * g : 0.0f / g;
     }
     rc = 0;
 out:
