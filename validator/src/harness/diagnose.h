@@ -36,8 +36,8 @@ typedef enum pc_bug {
     PC_BUG_BNB_NESTED_OFFSET,/* bitsandbytes nested (double-quant) absmax: offset dropped */
     PC_BUG_E8M0_BIAS,        /* E8M0 exponent read with bias 127 where the writer used 125, or the reverse */
     PC_BUG_ROWS_SCALES_KEPT, /* block-scaled rows permuted, their scale rows left in place (sglang PR #35703) */
-    PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant; the ones below are
-                                diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
+    PC_BUG_MUTANTS,          /* the classes above each have a self-test mutant run over the whole corpus; the
+                                next two are diagnosis only (upstream behaviours seen in FORMATS.md section 5/4.6) */
     PC_BUG_ZERO_WRAP = PC_BUG_MUTANTS, /* GPTQ v1 stored zero 2^b - 1 decoded as (stored + 1) & mask = 0 */
     PC_BUG_GLOBAL_SCALE_RECIP,/* NVFP4 global scale inverted first (1/(1/x) != x in f32: ModelOpt <-> CT names) */
     PC_BUG_LOADER_FIRST,      /* engine loader bugs of the companion tensors (LOADER-BUGS.md section b): each has a

@@ -644,9 +644,6 @@ static void fp8_module_free(void *priv) { free(priv); }
 
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
-/* The module's own block grid, the grid read transposed, and the block size a reader derives from
- * the shapes (floor(N / grid rows), clamped to the grid as such code indexes). INT8 codes are
- * stored u = q + 128, so the zero point is 128 + zp. */
 /* A per-tensor module's shard sibling's single scale (NaN when none): what a loader that reuses
  * the first shard's scale for the fused layer applies. */
 static float sibling_scale(const pc_input *in, const pc_module *pm, const f8_module *d)
@@ -660,6 +657,10 @@ static float sibling_scale(const pc_input *in, const pc_module *pm, const f8_mod
     return s;
 }
 
+/* The module's own block grid, the grid read transposed, and the block size a reader derives from
+ * the shapes (floor(N / grid rows), clamped to the grid as such code indexes). INT8 codes are
+ * stored u = q + 128, so the zero point is 128 + zp. Loader bugs: the scales zeroed, and a
+ * per-tensor shard given its sibling's scale. */
 static int fp8_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
 {
     const f8_module *d = pm->priv;
