@@ -15,7 +15,9 @@ Per checkpoint, what a vLLM model's load_weights does, one linear layer at a tim
                         the checkpoint does not fill stays as create_weights left it, uninitialised);
                         then quant_method.process_weights_after_loading(layer).
 Then the logical view at one of two depths (certify --depth):
-  loader   the post-processed parameters decoded by vLLM's own dequantisation: Fp8LinearMethod through
+  loader   the post-processed parameters decoded by vLLM's own dequantisation (each layer marked
+           _cpu_skip_gemm_dispatch, as vLLM marks MLA's kv_b_proj so that the CPU FP8 kernels keep the weight
+           readable rather than VNNI-packed): Fp8LinearMethod through
            quant_utils.get_and_maybe_dequant_weights, compressed-tensors FP8/INT8 through
            quant_utils.scaled_dequantize (float32; codes = the loaded bytes). A method whose loaded
            weights vLLM keeps only in a kernel's private layout, with no dequantiser, is refused.
@@ -192,7 +194,11 @@ def loader_view(layer):
     if sname in ("CompressedTensorsW8A8Fp8", "CompressedTensorsW8A8Int8", "CompressedTensorsW8A16Fp8") \
             and w is not None and w.dtype in (torch.float8_e4m3fn, torch.int8):
         n = sum(getattr(layer, "output_partition_sizes", None) or [layer.output_size])
-        wq = w if w.shape[0] == n else w.t()  # per-channel/tensor weights are kept [K, N] after loading
+        k = layer.input_size
+        if tuple(w.shape) not in ((n, k), (k, n)):
+            raise _common.Refuse(f"loader depth: {sname} keeps the weight as {list(w.shape)} for its CPU kernel "
+                                 f"(not [{n}, {k}]): a kernel layout vLLM has no dequantiser for")
+        wq = w.t() if getattr(w, "output_dim", 0) == 1 else w  # vLLM's tag: [K, N] after channel/tensor loading
         s = getattr(layer, "weight_scale", None)
         if s is None:
             raise _common.Refuse(f"{sname}: no weight_scale after loading")
@@ -254,6 +260,10 @@ def decode(inp, depth):
         sizes = [shapes[m][0] for m in members]
         k = shapes[members[0]][1]
         layer = build_layer(lp, fused, sizes, k, qc)
+        if depth == "loader":
+            # As MLA marks kv_b_proj (mla_attention.py): the CPU FP8 kernels then keep the checkpoint
+            # [N, K] layout that vLLM's own weight readers decode, instead of VNNI-prepacking it.
+            layer._cpu_skip_gemm_dispatch = True
         if layer.quant_method is None or type(layer.quant_method).__name__ == "UnquantizedLinearMethod":
             raise _common.Refuse(f"{lp}: vLLM's {method} config leaves it unquantized")
         load_layer(layer, t, members, ids)
