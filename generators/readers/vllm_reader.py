@@ -23,7 +23,11 @@ Then the logical view at one of two depths (certify --depth):
            weights vLLM keeps only in a kernel's private layout, with no dequantiser, is refused.
   compute  the layer's own forward on an identity input (x = I_K in the model dtype, bfloat16): y = W^T,
            each output element one product plus zeros, so exact up to the bfloat16 rounding where the
-           activations are not quantized (see EXPECT in certify_upstream.sh for the bound where they are).
+           activations stay bf16 (the CPU FP8 block W8A16 kernel, CPUWNA16, the CPU INT8 kernel measured
+           exact). Where vLLM quantizes the activations per token to FP8 (compressed-tensors FP8 channel:
+           torch _scaled_mm) the identity row becomes 448 * f32(1/448) = 1 + e, |e| <= 2^-24, so after the
+           f32 epilogue the bf16 answer is the rounded value or its neighbour: one bf16 step, `ulp:65536`
+           in certify's f32 steps, the tolerance the compute row states (a decode bug is far larger).
 The model config is a stand-in with .dtype (vLLM's schemes read only that here); torch.cpu._init_amx()
 runs first (the CPU build's bf16 kernels raise SIGILL without it). Refusals (exit 1) are vLLM's own
 exceptions, or this adapter's for inputs vLLM's linear layers do not hold (MoE fused experts, GGUF).
