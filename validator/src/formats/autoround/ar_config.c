@@ -69,6 +69,7 @@ static bool read_scheme(const pc_input *in, const cJSON *o, const char *where, a
 bool pc_ar_base_scheme(const pc_input *in, ar_scheme *base, pc_ctx *cx)
 {
     const cJSON *qc = in->qconfig;
+    *base = (ar_scheme){.bits = 0, .group_size = 128, .sym = true};
     pc_eval(cx, "AR-001");
     pc_eval(cx, "AR-002");
     const cJSON *pf = cJSON_GetObjectItemCaseSensitive(qc, "packing_format");
@@ -76,7 +77,6 @@ bool pc_ar_base_scheme(const pc_input *in, ar_scheme *base, pc_ctx *cx)
         pc_report(cx, "AR-001", src_of(in), -1, "packing_format is not a string");
         return false;
     }
-    *base = (ar_scheme){.bits = 0, .group_size = 128, .sym = true};
     bool is_int = true, present;
     long long bits;
     if (!ql_cfg_int(qc, "bits", &bits, &present)) {
