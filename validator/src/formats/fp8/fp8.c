@@ -55,6 +55,7 @@ typedef struct f8_grid {
     bool tensor;               /* one scale: [1] or 0-dim */
     bool e8m0;                 /* mxfp8-quantized: U8 E8M0 scales per 32 (FP8-010) */
     bool ue8m0;                /* quant_method fp8, scale_fmt ue8m0: power-of-two scales (FP8-012) */
+    unsigned bits;             /* int weights: num_bits (values of fewer bits stored one per I8 byte: FP8-013) */
 } f8_grid;
 
 
@@ -182,13 +183,14 @@ static bool ct_grid(const ct_group *grp, const char *src, const pc_tensor *w, f8
 {
     const ct_scheme *s = &grp->w;
     pc_eval(cx, "FP8-004");
-    if (s->num_bits != 8) {
-        pc_report(cx, "FP8-004", src, -1, "config group %s: num_bits %lld; float-/int-/naive-quantized weights of this module are 8-bit",
+    /* IntQuantizationCompressor stores any int of <= 8 bits one value per int8 (the W4AFP8 preset's int4) */
+    if (s->is_int ? s->num_bits < 2 || s->num_bits > 8 : s->num_bits != 8) {
+        pc_report(cx, "FP8-004", src, -1, "config group %s: num_bits %lld; float-quantized weights of this module are 8-bit, int ones 2..8",
                   grp->name, (long long)s->num_bits);
         return false;
     }
     uint64_t n = w->ndim == 2 ? w->shape[0] : 1, k = w->ndim == 2 ? w->shape[1] : 1;
-    *g = (f8_grid){.strategy = s->strategy_name};
+    *g = (f8_grid){.strategy = s->strategy_name, .bits = (unsigned)s->num_bits};
     switch (s->strategy) {
     case CT_STRAT_TENSOR: g->bh = n; g->bw = k; g->tensor = true; return true;
     case CT_STRAT_CHANNEL: g->bh = 1; g->bw = k; return true;
@@ -490,7 +492,7 @@ static pc_module *add_module(pc_input *in, const char *prefix, const char *layou
     m->shape[o] = d->rows;
     m->shape[o + 1] = d->cols;
     m->numel = d->w->numel;
-    m->bits = 8;
+    m->bits = d->kind == F8_CT_INT ? d->bits : 8;
     return m;
 }
 
@@ -501,13 +503,16 @@ static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, co
     const char *layout = g->e8m0 ? k_layout_mx : k_layout[kind];
     pc_input_note_layout(in, layout);
     if (!check_weight(w, kind, false, cx)) return;
-    f8_module d = {.kind = kind, .w = w, .rows = w->shape[0], .cols = w->shape[1]};
+    f8_module d = {.kind = kind, .w = w, .rows = w->shape[0], .cols = w->shape[1], .bits = g->bits ? g->bits : 8};
     f8_grid gg = *g;
     if (g->tensor) { gg.bh = d.rows; gg.bw = d.cols; }
     if (!check_scale(in, prefix, &d, &gg, cx)) return;
     bool ok = check_zero_point(in, prefix, &d, symmetric, cx);
     ok = check_input_scale(in, prefix, static_act, cx) && ok;
     if (kind != F8_CT_INT && scan_nan_weights(in, w, cx)) { cx->oom = true; return; }
+    /* FP8-013: b-bit values in an int8 byte lie in [-2^(b-1), 2^(b-1) - 1] (the quantizer's clamp) */
+    if (kind == F8_CT_INT && d.bits < 8 &&
+        pc_scan_ints_in_range(in, cx, w, "FP8-013", -(1ll << (d.bits - 1)), (1ll << (d.bits - 1)) - 1)) { cx->oom = true; return; }
     if (!ok) return;
     pc_module *m = add_module(in, prefix, layout, &d, cx);
     if (m) pc_module_claim_suffixes(in, prefix, m->layout, k_parts);
@@ -670,7 +675,7 @@ static int fp8_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint
     if (!w) { pc_io_error(cx, "%s: cannot read %llu bytes", d->w->name, (unsigned long long)d->w->nbytes); return -1; }
     size_t n = (size_t)m->numel;
     if (codes) {
-        if (d->kind == F8_CT_INT) for (size_t i = 0; i < n; i++) codes[i] = (uint8_t)(w[i] ^ 0x80); /* q + 128 */
+        if (d->kind == F8_CT_INT) for (size_t i = 0; i < n; i++) codes[i] = (uint8_t)((int8_t)w[i] + (1 << (d->bits - 1))); /* q + 2^(b-1) */
         else memcpy(codes, w, n);
     }
     int rc = 0;
@@ -740,7 +745,7 @@ static int fp8_diag_fill(const pc_module *pm, pc_diag_params *p)
             p->s[i] = sc[g];
             p->alt_s[PC_ALT_GRID_T][i] = sc[eg + (k / d->bw) * d->gr + n / d->bh];
             p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[eg + (r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
-            p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? 128 + (zp ? zp[g] : 0) : 0);
+            p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? (1 << (d->bits - 1)) + (zp ? zp[g] : 0) : 0);
         }
     }
     rc = 0;
