@@ -41,6 +41,11 @@ CASES = [
      [("MXFP4A16", [r"re:.*self_attn\.(q|k|v)_proj$"]), ("FP8_DYNAMIC", ["re:.*mlp.*", r"re:.*o_proj$"]),
       ("W8A16", ["lm_head"])],
      "q/k/v MXFP4A16, MLP and o_proj FP8_DYNAMIC, lm_head W8A16 (int8 pack-quantized)"),
+    ("llmc-moe-nvfp4-experts-fp8-attn",
+     [("NVFP4A16", [r"re:.*mlp\.experts.*"]), ("FP8_DYNAMIC", ["re:.*self_attn.*"])],
+     "Qwen3-MoE (4 experts of intermediate 128, hidden 256; transformers' fused experts are saved per expert, "
+     "experts.<e>.gate_proj / up_proj / down_proj): experts NVFP4A16, attention FP8_DYNAMIC, router and lm_head "
+     "ignored"),
 ]
 
 
@@ -73,13 +78,29 @@ def tiny_llama(base):
     return LlamaForCausalLM.from_pretrained(base, dtype=torch.bfloat16), tok
 
 
+def tiny_moe(base):
+    import torch
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+    torch.manual_seed(0)
+    cfg = Qwen3MoeConfig(vocab_size=64, hidden_size=256, intermediate_size=256, moe_intermediate_size=128,
+                         num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=1, head_dim=64, num_experts=4,
+                         num_experts_per_tok=2, max_position_embeddings=64, tie_word_embeddings=False,
+                         decoder_sparse_step=1, mlp_only_layers=[])
+    Qwen3MoeForCausalLM(cfg).to(torch.bfloat16).save_pretrained(base)
+    _, tok = tiny_llama(base + "-tok")
+    tok.save_pretrained(base)
+    return Qwen3MoeForCausalLM.from_pretrained(base, dtype=torch.bfloat16), tok
+
+
 def run_oneshot(groups, outd):
     from compressed_tensors.quantization import preset_name_to_scheme
     from llmcompressor import oneshot
     from llmcompressor.modifiers.quantization import QuantizationModifier
-    m, tok = tiny_llama(outd + "-base")
+    moe = "moe" in os.path.basename(outd)
+    m, tok = (tiny_moe if moe else tiny_llama)(outd + "-base")
     cg = {f"group_{i}": preset_name_to_scheme(p, t) for i, (p, t) in enumerate(groups)}
-    oneshot(model=m, recipe=QuantizationModifier(config_groups=cg, bypass_divisibility_checks=True), processor=tok)
+    ignore = [r"re:.*mlp\.gate$", "lm_head"] if moe else []
+    oneshot(model=m, recipe=QuantizationModifier(config_groups=cg, ignore=ignore, bypass_divisibility_checks=True), processor=tok)
     m.save_pretrained(outd, save_compressed=True)
 
 
