@@ -603,8 +603,7 @@ out:
  * packed along N, or shift arithmetically); v1 stores zero - 1, so +-1 misreads apply. */
 static void gptq_diag_layout(const pc_module *pm, pc_diag_layout *l)
 {
-    const gptq_mod *m = pm->priv;
-    bool v1 = m && !m->v2;
+    bool v1 = pm->layout && (!strcmp(pm->layout, "gptq-v1") || !strcmp(pm->layout, "autoround-gptq-v1"));
     *l = (pc_diag_layout){.word_bits = 32 % pm->bits ? 0 : 32, .pack_dim = 'K', .axis_misread = pm->ndim == 2,
                           .sign_ext = 32 % pm->bits == 0, .nibble = pm->bits == 4 ? PC_NIB_K_XOR : PC_NIB_NONE, .nib_xor = 1,
                           .zero_shift = true, .zero_wrap = v1 ? 1 << pm->bits : 0};
@@ -628,7 +627,7 @@ static int gptq_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_param
     if (!qz || !sc || (tg && (!gi || tg->numel != K)) || (!gi && !gs)) { snprintf(p->note, sizeof p->note, "qzeros/scales/g_idx unreadable or no group size"); goto out; }
     if (pc_diag_alloc(p, (size_t)pm->numel, gi && gs ? PC_ALT_NO_GIDX : -1)) { rc = -1; goto out; }
     if (gi && gs && !(p->alt_zq[PC_ALT_NO_GIDX] = malloc((size_t)pm->numel * sizeof(int16_t)))) { rc = -1; goto out; }
-    int plus = m && !m->v2;
+    int plus = !strcmp(pm->layout, "gptq-v1") || !strcmp(pm->layout, "autoround-gptq-v1");
     for (uint64_t k = 0; k < K; k++) {
         uint64_t g = gi ? (uint64_t)gi[k] : k / gs, g0 = gs ? k / gs : 0;
         if (g >= G) { snprintf(p->note, sizeof p->note, "g_idx[%llu] out of range", (unsigned long long)k); goto out; }
