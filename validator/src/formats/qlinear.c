@@ -1,6 +1,8 @@
 /* Shared by formats/gptq.c and formats/awq.c: module ownership and small readers (qlinear.h). */
 #include "qlinear.h"
 
+#include "autoround/autoround.h"
+
 #include "../core/util.h"
 
 #include <math.h>
@@ -16,6 +18,12 @@ ql_method ql_config_method(const pc_input *in)
     if (!cJSON_IsObject(qc)) return QL_NONE;
     const char *m = ql_cfg_str(qc, "quant_method");
     if (m) {
+        switch (pc_ar_packing(in)) { /* AutoRound packs like GPTQ or AWQ (formats/autoround) */
+        case AR_PACK_GPTQ_ZP: case AR_PACK_GPTQ: return QL_GPTQ;
+        case AR_PACK_AWQ: return QL_AWQ;
+        case AR_PACK_OTHER: return QL_OTHER;
+        case AR_PACK_NONE: break;
+        }
         if (!strcasecmp(m, "gptq")) return QL_GPTQ;
         if (!strcasecmp(m, "awq")) return QL_AWQ;
         return QL_OTHER;

@@ -12,6 +12,7 @@
  * Logical view (CONTRACT 3): codes [N, K] = the stored nibble transposed; weight
  * w = f32(q - z) * f32(scales[k // gs, n]). */
 #include "../qlinear.h"
+#include "../autoround/autoround.h"
 
 #include "../../core/arith.h"
 #include "formats/diag_util.h"
@@ -31,6 +32,8 @@ typedef struct awq_cfg {
     bool symmetric;     /* zero_point false: the qzeros should all be 2^(bits-1) (AWQ-003) */
     long long group_size;
     const char *src;
+    const char *layout; /* "awq-gemm"; AutoRound's auto_round:auto_awq "autoround-awq" */
+    bool ar;            /* an AutoRound config: per-layer schemes from extra_config */
 } awq_cfg;
 
 typedef struct awq_mod {
@@ -47,11 +50,47 @@ static bool cfg_int2(const cJSON *qc, const char *a, const char *b, long long *o
     return ql_cfg_int(qc, b, out, present);
 }
 
+/* AutoRound's auto_round:auto_awq: AutoAWQ's GEMM packer (export/export_to_awq/utils.py WQLinear_GEMM) under
+ * auto-round's own config keys; AWQ-001 still asks for 4 bits, per layer too. */
+static void read_autoround_config(const pc_input *in, pc_ctx *cx, awq_cfg *c)
+{
+    ar_scheme s;
+    c->ar = true;
+    c->layout = "autoround-awq";
+    c->ok = pc_ar_base_scheme(in, &s, cx);
+    c->group_size = s.group_size;
+    c->symmetric = s.sym;
+    pc_eval(cx, "AWQ-001");
+    if (c->ok && s.bits != 4) {
+        pc_report(cx, "AWQ-001", c->src, -1, "bits %u under packing_format auto_round:auto_awq: the AWQ GEMM packer holds 4-bit weights only", s.bits);
+        c->ok = false;
+    }
+}
+
+/* The layer's own scheme under an AutoRound config; false when the module is not decoded here. */
+static bool layer_config(const pc_input *in, const char *prefix, awq_cfg *c, pc_ctx *cx)
+{
+    if (!c->ar) return true;
+    ar_scheme base = {.bits = 4, .group_size = c->group_size, .sym = c->symmetric}, s;
+    int r = pc_ar_layer_scheme(in, prefix, &base, &s, cx);
+    if (r == 0) {
+        const pc_tensor *q = ql_sibling(in, prefix, ".qweight");
+        pc_report(cx, "AR-003", q->name, (int64_t)q->offset, "the config keeps %s unquantized (bits %u), but it holds packed "
+                  "tensors: auto-round's loader builds a float layer there and never reads them", prefix, s.bits);
+    }
+    if (r != 1 || s.bits != 4) return false;
+    c->group_size = s.group_size;
+    c->symmetric = s.sym;
+    return true;
+}
+
 static void read_config(const pc_input *in, pc_ctx *cx, awq_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->ok = true;
     c->src = in->qconfig_source ? in->qconfig_source : "config";
+    c->layout = "awq-gemm";
+    if (pc_ar_packing(in) == AR_PACK_AWQ) { read_autoround_config(in, cx, c); return; }
     pc_eval(cx, "CFG-002");
     if (ql_config_method(in) != QL_AWQ) {
         pc_report(cx, "CFG-002", "", -1,
@@ -216,15 +255,18 @@ static void check_symmetric_zeros(const awq_mod *m, pc_ctx *cx)
     free(z);
 }
 
-static void check_module(pc_input *in, const char *prefix, const awq_cfg *c, pc_ctx *cx)
+static void check_module(pc_input *in, const char *prefix, const awq_cfg *c0, pc_ctx *cx)
 {
+    awq_cfg cfg = *c0;
+    const awq_cfg *c = &cfg;
+    if (!layer_config(in, prefix, &cfg, cx)) return;
     awq_mod m = {0};
     size_t fails = ql_fail_count(cx);
     if (!check_tensor_set(in, prefix, &m, cx) || !check_dims(in, prefix, c, &m, cx) || !check_limits(&m, cx)) return;
     check_scales(&m, cx);
     if (c->symmetric) check_symmetric_zeros(&m, cx);
     if (cx->oom || cx->io_error || ql_fail_count(cx) != fails) return;
-    pc_module *pm = pc_module_add_with(in, &pc_format_awq, prefix, "awq-gemm", &m, sizeof m, cx);
+    pc_module *pm = pc_module_add_with(in, &pc_format_awq, prefix, c->layout, &m, sizeof m, cx);
     if (!pm) return;
     pc_module_set_matrix(pm, m.N, m.K, 4);
     pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
@@ -236,8 +278,9 @@ static void awq_check(pc_input *in, pc_ctx *cx)
 {
     awq_cfg c;
     read_config(in, cx, &c);
-    pc_input_note_layout(in, "awq-gemm");
+    pc_input_note_layout(in, c.layout);
     if (!c.ok) return;
+    if (c.ar) pc_ar_check_pinned_layers(in, cx);
     for (size_t i = 0; i < in->ntensors; i++) {
         char *prefix = ql_prefix(in->tensors[i].name);
         if (prefix && ql_module_owner(in, in->tensors[i].name) == QL_AWQ) check_module(in, prefix, &c, cx);

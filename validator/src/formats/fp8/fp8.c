@@ -54,6 +54,8 @@ typedef struct f8_grid {
     uint64_t bh, bw;           /* block rows, cols (tensor: N, K; channel: 1, K) */
     bool tensor;               /* one scale: [1] or 0-dim */
     bool e8m0;                 /* mxfp8-quantized: U8 E8M0 scales per 32 (FP8-010) */
+    bool ue8m0;                /* quant_method fp8, scale_fmt ue8m0: power-of-two scales (FP8-012) */
+    unsigned bits;             /* int weights: num_bits (values of fewer bits stored one per I8 byte: FP8-013) */
 } f8_grid;
 
 
@@ -155,6 +157,14 @@ static bool deepseek_config(const pc_input *in, f8_grid *g, bool *static_act, pc
         pc_report(cx, "FP8-004", src, -1, "quant_method fp8 with fmt \"%.40s\": only e4m3 weights are defined", fmt);
         return false;
     }
+    /* transformers 5.25 FineGrainedFP8Config: scale_fmt "float" (default) or "ue8m0", else a ValueError */
+    const char *sf = pc_input_qconfig_str(in, "scale_fmt");
+    pc_eval(cx, "FP8-012");
+    if (sf && strcmp(sf, "float") && strcmp(sf, "ue8m0")) {
+        pc_report(cx, "FP8-012", src, -1, "scale_fmt \"%.40s\" is neither float nor ue8m0", sf);
+        return false;
+    }
+    g->ue8m0 = sf && !strcmp(sf, "ue8m0");
     if (act && strcmp(act, "dynamic") && strcmp(act, "static")) {
         pc_report(cx, "FP8-004", src, -1, "activation_scheme \"%.40s\" is neither dynamic nor static", act);
         return false;
@@ -173,13 +183,14 @@ static bool ct_grid(const ct_group *grp, const char *src, const pc_tensor *w, f8
 {
     const ct_scheme *s = &grp->w;
     pc_eval(cx, "FP8-004");
-    if (s->num_bits != 8) {
-        pc_report(cx, "FP8-004", src, -1, "config group %s: num_bits %lld; float-/int-/naive-quantized weights of this module are 8-bit",
+    /* IntQuantizationCompressor stores any int of <= 8 bits one value per int8 (the W4AFP8 preset's int4) */
+    if (s->is_int ? s->num_bits < 2 || s->num_bits > 8 : s->num_bits != 8) {
+        pc_report(cx, "FP8-004", src, -1, "config group %s: num_bits %lld; float-quantized weights of this module are 8-bit, int ones 2..8",
                   grp->name, (long long)s->num_bits);
         return false;
     }
     uint64_t n = w->ndim == 2 ? w->shape[0] : 1, k = w->ndim == 2 ? w->shape[1] : 1;
-    *g = (f8_grid){.strategy = s->strategy_name};
+    *g = (f8_grid){.strategy = s->strategy_name, .bits = (unsigned)s->num_bits};
     switch (s->strategy) {
     case CT_STRAT_TENSOR: g->bh = n; g->bw = k; g->tensor = true; return true;
     case CT_STRAT_CHANNEL: g->bh = 1; g->bw = k; return true;
@@ -278,13 +289,16 @@ static void grid_mismatch(const pc_tensor *s, const f8_module *m, const f8_grid 
               "scale is %s of rank %d [%s%llu, %llu]; %s strategy with block %llux%llu over [%llu, %llu] wants %s [%llu, %llu]%s",
               pc_dtype_name(s->dtype), s->ndim, o ? "E, " : "", (unsigned long long)a, (unsigned long long)b, g->strategy,
               (unsigned long long)g->bh, (unsigned long long)g->bw, (unsigned long long)m->rows, (unsigned long long)m->cols,
-              m->kind == F8_DEEPSEEK ? (m->experts ? "F32 per expert" : "F32") : "float", (unsigned long long)m->gr, (unsigned long long)m->gc, why);
+              m->kind != F8_DEEPSEEK ? "float" : g->ue8m0 ? (m->experts ? "F32, F8_E8M0 or U8 per expert" : "F32, F8_E8M0 or U8")
+                                                             : (m->experts ? "F32 per expert" : "F32"), (unsigned long long)m->gr, (unsigned long long)m->gc, why);
 }
 
-static bool scale_dtype_ok(enum f8_kind kind, bool e8m0, pc_dtype d)
+/* The scale dtypes each writer emits: DeepSeek F32; transformers' scale_fmt ue8m0 float8_e8m0fnu (its
+ * reload also takes the bytes as U8) or, as DeepSeek-V3.1 ships, F32 powers of two (FP8-012). */
+static bool scale_dtype_ok(enum f8_kind kind, const f8_grid *g, pc_dtype d)
 {
-    if (e8m0) return d == PC_DT_U8 || d == PC_DT_F8_E8M0;
-    if (kind == F8_DEEPSEEK) return d == PC_DT_F32;
+    if (g->e8m0) return d == PC_DT_U8 || d == PC_DT_F8_E8M0;
+    if (kind == F8_DEEPSEEK) return d == PC_DT_F32 || (g->ue8m0 && (d == PC_DT_U8 || d == PC_DT_F8_E8M0));
     return d == PC_DT_F32 || d == PC_DT_BF16 || d == PC_DT_F16;
 }
 
@@ -302,6 +316,47 @@ static bool grid_shape_ok(const pc_tensor *s, const f8_module *m, const f8_grid 
     return s->ndim == 2 && s->shape[0] == m->gr && s->shape[1] == m->gc;
 }
 
+/* FP8-012: under scale_fmt ue8m0 an F32 scale is an E8M0 value, a power of two in [2^-127, 2^127]:
+ * transformers casts it into its float8_e8m0fnu parameter, which holds nothing else. */
+typedef struct pow2_scan {
+    const pc_tensor *t;
+    uint64_t bad, first;
+} pow2_scan;
+
+static bool f32_is_e8m0(uint32_t v)
+{
+    uint32_t e = v >> 23; /* sign 0 and the exponent field */
+    return v == 0x00400000u || (e >= 1 && e <= 254 && !(v & 0x7FFFFFu)); /* 2^-127 is subnormal in f32 */
+}
+
+static int pow2_chunk(void *arg, uint64_t off, const uint8_t *p, size_t n)
+{
+    pow2_scan *s = arg;
+    for (size_t i = 0; i + 4 <= n; i += 4)
+        if (!f32_is_e8m0(pc_le32(p + i)) && s->bad++ == 0) s->first = off + i;
+    return 0;
+}
+
+static void pow2_finish(void *arg, bool complete, pc_input *in, pc_ctx *cx)
+{
+    (void)complete; (void)in;
+    const pow2_scan *s = arg;
+    if (s->bad)
+        pc_report(cx, "FP8-012", s->t->name, (int64_t)(s->t->offset + s->first),
+                  "scale_fmt ue8m0 but %llu F32 scale(s) are not powers of two in [2^-127, 2^127] (first: element %llu)",
+                  (unsigned long long)s->bad, (unsigned long long)(s->first / 4));
+}
+
+static int scan_powers_of_two(pc_input *in, pc_ctx *cx, const pc_tensor *t)
+{
+    pc_eval(cx, "FP8-012");
+    pow2_scan *s = calloc(1, sizeof *s);
+    if (!s) return -1;
+    s->t = t;
+    if (pc_scan_add(in, t, 0, t->nbytes / 4 * 4, 4, pow2_chunk, pow2_finish, free, s)) { free(s); return -1; }
+    return 0;
+}
+
 static bool check_scale(const pc_input *in, const char *prefix, f8_module *m, const f8_grid *g, pc_ctx *cx)
 {
     char *name = scale_name(prefix, m);
@@ -317,15 +372,18 @@ static bool check_scale(const pc_input *in, const char *prefix, f8_module *m, co
         return false;
     }
     free(name);
-    if (!scale_dtype_ok(m->kind, g->e8m0, s->dtype) || !grid_shape_ok(s, m, g)) {
+    if (!scale_dtype_ok(m->kind, g, s->dtype) || !grid_shape_ok(s, m, g)) {
         grid_mismatch(s, m, g, cx);
         return false;
     }
     m->scale = s;
-    m->e8m0 = g->e8m0;
-    /* FP8-010: an E8M0 byte is an exponent; 255 is its NaN */
-    if (g->e8m0 ? pc_scan_ints_in_range((pc_input *)in, cx, s, "FP8-010", 0, 254) || pc_scan_floats_finite((pc_input *)in, cx, s, "FP8-010", false)
-                : pc_scan_floats_finite((pc_input *)in, cx, s, "FP8-005", true)) { cx->oom = true; return false; }
+    m->e8m0 = s->dtype != PC_DT_F32 && (g->e8m0 || g->ue8m0);
+    /* FP8-010 / FP8-012: an E8M0 byte is an exponent; 255 is its NaN */
+    const char *e8_rule = g->ue8m0 ? "FP8-012" : "FP8-010";
+    int rc = m->e8m0 ? pc_scan_ints_in_range((pc_input *)in, cx, s, e8_rule, 0, 254) || pc_scan_floats_finite((pc_input *)in, cx, s, e8_rule, false)
+                     : pc_scan_floats_finite((pc_input *)in, cx, s, "FP8-005", true);
+    if (!rc && g->ue8m0 && !m->e8m0) rc = scan_powers_of_two((pc_input *)in, cx, s);
+    if (rc) { cx->oom = true; return false; }
     return true;
 }
 
@@ -434,7 +492,7 @@ static pc_module *add_module(pc_input *in, const char *prefix, const char *layou
     m->shape[o] = d->rows;
     m->shape[o + 1] = d->cols;
     m->numel = d->w->numel;
-    m->bits = 8;
+    m->bits = d->kind == F8_CT_INT ? d->bits : 8;
     return m;
 }
 
@@ -445,13 +503,16 @@ static void check_module(pc_input *in, enum f8_kind kind, const char *prefix, co
     const char *layout = g->e8m0 ? k_layout_mx : k_layout[kind];
     pc_input_note_layout(in, layout);
     if (!check_weight(w, kind, false, cx)) return;
-    f8_module d = {.kind = kind, .w = w, .rows = w->shape[0], .cols = w->shape[1]};
+    f8_module d = {.kind = kind, .w = w, .rows = w->shape[0], .cols = w->shape[1], .bits = g->bits ? g->bits : 8};
     f8_grid gg = *g;
     if (g->tensor) { gg.bh = d.rows; gg.bw = d.cols; }
     if (!check_scale(in, prefix, &d, &gg, cx)) return;
     bool ok = check_zero_point(in, prefix, &d, symmetric, cx);
     ok = check_input_scale(in, prefix, static_act, cx) && ok;
     if (kind != F8_CT_INT && scan_nan_weights(in, w, cx)) { cx->oom = true; return; }
+    /* FP8-013: b-bit values in an int8 byte lie in [-2^(b-1), 2^(b-1) - 1] (the quantizer's clamp) */
+    if (kind == F8_CT_INT && d.bits < 8 &&
+        pc_scan_ints_in_range(in, cx, w, "FP8-013", -(1ll << (d.bits - 1)), (1ll << (d.bits - 1)) - 1)) { cx->oom = true; return; }
     if (!ok) return;
     pc_module *m = add_module(in, prefix, layout, &d, cx);
     if (m) pc_module_claim_suffixes(in, prefix, m->layout, k_parts);
@@ -614,7 +675,7 @@ static int fp8_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint
     if (!w) { pc_io_error(cx, "%s: cannot read %llu bytes", d->w->name, (unsigned long long)d->w->nbytes); return -1; }
     size_t n = (size_t)m->numel;
     if (codes) {
-        if (d->kind == F8_CT_INT) for (size_t i = 0; i < n; i++) codes[i] = (uint8_t)(w[i] ^ 0x80); /* q + 128 */
+        if (d->kind == F8_CT_INT) for (size_t i = 0; i < n; i++) codes[i] = (uint8_t)((int8_t)w[i] + (1 << (d->bits - 1))); /* q + 2^(b-1) */
         else memcpy(codes, w, n);
     }
     int rc = 0;
@@ -659,15 +720,25 @@ static float sibling_scale(const pc_input *in, const pc_module *pm, const f8_mod
 
 /* The module's own block grid, the grid read transposed, and the block size a reader derives from
  * the shapes (floor(N / grid rows), clamped to the grid as such code indexes). INT8 codes are
- * stored u = q + 128, so the zero point is 128 + zp. Loader bugs: the scales zeroed, and a
- * per-tensor shard given its sibling's scale. */
+ * stored u = q + 2^(bits-1), so the zero point is that offset + zp. Loader bugs: the scales zeroed,
+ * and a per-tensor shard given its sibling's scale. */
+/* E8M0 scale bytes as their integer values (the exponent, not yet 2^(s - 127)). */
+static float *e8m0_bytes(const pc_tensor *t)
+{
+    uint8_t *raw = pc_tensor_load(t, F8_SCALE_LIMIT);
+    float *f = raw ? malloc(t->numel ? (size_t)t->numel * sizeof *f : sizeof *f) : NULL;
+    for (uint64_t i = 0; f && i < t->numel; i++) f[i] = raw[i];
+    free(raw);
+    return f;
+}
+
 static int fp8_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params *p)
 {
     const f8_module *d = pm->priv;
     int o = d && d->experts ? 1 : 0; /* fused experts [E, N, K]: each expert its own grid */
     uint64_t E = o ? pm->shape[0] : 1, N = pm->shape[o], K = pm->shape[o + 1];
     if (!d || pm->ndim != 2 + o || d->rows != N || d->cols != K || (o && d->experts != E)) { snprintf(p->note, sizeof p->note, "FP8 module description not understood"); return 1; }
-    float *sc = pc_diag_load_floats(d->scale);
+    float *sc = d->e8m0 ? e8m0_bytes(d->scale) : pc_diag_load_floats(d->scale);
     int64_t *zp = d->zp ? pc_diag_load_ints(d->zp) : NULL;
     int rc = 1;
     if (!sc || (d->zp && !zp) || d->scale->numel != E * d->gr * d->gc) { snprintf(p->note, sizeof p->note, "FP8 scales unreadable"); goto out; }
@@ -677,7 +748,8 @@ static int fp8_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params
     float sib = sibling_scale(in, pm, d);
     if (d->e8m0) { /* MXFP8: the exact powers of two; a linear reader multiplies by the byte itself */
         if (pc_diag_alloc_alt(p, (size_t)pm->numel, PC_ALT_EXP_LINEAR)) goto out;
-        for (size_t i = 0; i < (size_t)pm->numel; i++) p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[((i / K) / d->bh) * d->gc + (i % K) / d->bw]; /* 2-D only: mxfp8 has no experts */
+        for (size_t i = 0; i < (size_t)pm->numel; i++) /* row i / K of the [E * N, K] view */
+            p->alt_s[PC_ALT_EXP_LINEAR][i] = sc[(i / K / N) * d->gr * d->gc + ((i / K) % N / d->bh) * d->gc + (i % K) / d->bw];
         for (size_t i = 0; i < (size_t)d->scale->numel; i++) sc[i] = ldexpf(1.0f, (int)sc[i] - 127);
     }
     uint64_t bh2 = N / d->gr ? N / d->gr : 1, bw2 = K / d->gc ? K / d->gc : 1;
@@ -689,7 +761,7 @@ static int fp8_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_params
             p->s[i] = sc[g];
             p->alt_s[PC_ALT_GRID_T][i] = sc[eg + (k / d->bw) * d->gr + n / d->bh];
             p->alt_s[PC_ALT_BLOCK_SHAPE][i] = sc[eg + (r2 < d->gr ? r2 : d->gr - 1) * d->gc + (c2 < d->gc ? c2 : d->gc - 1)];
-            p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? 128 + (zp ? zp[g] : 0) : 0);
+            p->zq[i] = (int16_t)(d->kind == F8_CT_INT ? (1 << (d->bits - 1)) + (zp ? zp[g] : 0) : 0);
             p->alt_s[PC_ALT_SCALE_ZEROED][i] = 0.0f;
             p->alt_s[PC_ALT_SHARD_REUSED][i] = isnan(sib) ? sc[g] : sib;
         }

@@ -14,6 +14,7 @@ typedef struct f8_module {
     uint64_t experts;                 /* 0: one [rows, cols] matrix; E: fused MoE experts [E, rows, cols],
                                        * expert e's grid at scale + e * gr * gc (FP8Experts) */
     bool e8m0;                        /* compressed-tensors mxfp8-quantized: scale bytes are E8M0, 2^(s - 127) */
+    unsigned bits;                    /* int: num_bits b of the values stored one per I8 byte (8, or 2..7: W4AFP8) */
 } f8_module;
 
 #endif

@@ -14,6 +14,7 @@
  * AutoGPTQ's qlinear_cuda_old compute; rule GPTQ-013 rejects such files under the strict
  * profile (decoders disagree on them) and warns under compat. */
 #include "../qlinear.h"
+#include "../autoround/autoround.h"
 
 #include "../../core/arith.h"
 #include "../../core/pyre.h"
@@ -36,8 +37,9 @@ typedef struct gptq_cfg {
     bool static_groups;
     bool sym;                /* absent: true, as AutoGPTQ defaults it */
     bool v2;
-    const char *layout;      /* "gptq-v1" or "gptq-v2" */
+    const char *layout;      /* "gptq-v1" or "gptq-v2"; AutoRound's "autoround-gptq-v1" / "-v2" */
     const char *src;         /* config file name, for messages */
+    ar_packing ar;           /* an AutoRound config (quant_method auto-round), else AR_PACK_NONE */
 } gptq_cfg;
 
 typedef struct gptq_mod {
@@ -118,12 +120,27 @@ static void cfg_groups(const cJSON *qc, pc_ctx *cx, gptq_cfg *c)
     c->sym = cfg_flag(qc, "sym", true, cx, c);
 }
 
+/* AutoRound: its packers write GPTQ tensors without act order (g_idx absent or k // group_size);
+ * auto_round:auto_gptq stores zero - 1 like GPTQ v1, auto_round / auto_round:gptqmodel the zero. */
+static void read_autoround_config(const pc_input *in, pc_ctx *cx, gptq_cfg *c)
+{
+    ar_scheme s;
+    c->v2 = c->ar == AR_PACK_GPTQ;
+    c->layout = c->v2 ? "autoround-gptq-v2" : "autoround-gptq-v1";
+    c->ok = pc_ar_base_scheme(in, &s, cx);
+    c->bits = s.bits;
+    c->group_size = s.group_size;
+    c->sym = s.sym;
+}
+
 static void read_config(const pc_input *in, pc_ctx *cx, gptq_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->ok = true;
     c->layout = "gptq-v1";
     c->src = in->qconfig_source ? in->qconfig_source : "config";
+    c->ar = pc_ar_packing(in);
+    if (c->ar != AR_PACK_NONE) { read_autoround_config(in, cx, c); return; }
     pc_eval(cx, "CFG-002");
     if (ql_config_method(in) != QL_GPTQ) {
         pc_report(cx, "CFG-002", "", -1,
@@ -145,7 +162,7 @@ static bool want_tensor(const pc_tensor *t, const char *prefix, const char *suff
     return ql_want_tensor("GPTQ-004", t, prefix, suffix, ndim, floating, cx);
 }
 
-static bool check_tensor_set(const pc_input *in, const char *prefix, gptq_mod *m, pc_ctx *cx)
+static bool check_tensor_set(const pc_input *in, const char *prefix, const gptq_cfg *c, gptq_mod *m, pc_ctx *cx)
 {
     pc_eval(cx, "GPTQ-004");
     m->qweight = ql_sibling(in, prefix, ".qweight");
@@ -156,7 +173,7 @@ static bool check_tensor_set(const pc_input *in, const char *prefix, gptq_mod *m
     bool ok = want_tensor(m->qweight, prefix, ".qweight", 2, false, cx);
     ok &= want_tensor(m->qzeros, prefix, ".qzeros", 2, false, cx);
     ok &= want_tensor(m->scales, prefix, ".scales", 2, true, cx);
-    ok &= want_tensor(m->g_idx, prefix, ".g_idx", 1, false, cx);
+    if (m->g_idx || c->ar == AR_PACK_NONE) ok &= want_tensor(m->g_idx, prefix, ".g_idx", 1, false, cx);
     if (bias) ok &= want_tensor(bias, prefix, ".bias", 1, true, cx);
     return ok;
 }
@@ -164,10 +181,11 @@ static bool check_tensor_set(const pc_input *in, const char *prefix, gptq_mod *m
 static bool check_dims(const pc_input *in, const char *prefix, const gptq_cfg *c, gptq_mod *m, pc_ctx *cx)
 {
     pc_eval(cx, "GPTQ-006");
-    m->K = m->g_idx->shape[0];
     m->N = m->qweight->shape[1];
     m->bits = c->bits;
     m->v2 = c->v2;
+    /* without g_idx (AutoRound's auto_gptq packing) K is the packed rows' width: rows = K / 32 * bits */
+    m->K = m->g_idx ? m->g_idx->shape[0] : m->qweight->shape[0] * 32 / m->bits;
     if (m->K == 0 || m->N == 0 || m->K % 32 || m->N % 32) {
         pc_report(cx, "GPTQ-006", m->qweight->name, (int64_t)m->qweight->offset,
                   "in_features K = %llu (g_idx length) and out_features N = %llu must be positive multiples of 32: the "
@@ -208,7 +226,7 @@ static bool check_limits(const gptq_mod *m, pc_ctx *cx)
     uint64_t numel;
     const pc_tensor *ts[] = {m->qweight, m->qzeros, m->scales, m->g_idx};
     for (size_t i = 0; i < 4; i++)
-        if (ts[i]->nbytes > QL_TENSOR_LIMIT) {
+        if (ts[i] && ts[i]->nbytes > QL_TENSOR_LIMIT) {
             pc_report(cx, "GPTQ-014", ts[i]->name, (int64_t)ts[i]->offset, "%s holds %llu bytes; packcheck reads at most 1 GiB per tensor",
                       ts[i]->name, (unsigned long long)ts[i]->nbytes);
             return false;
@@ -224,6 +242,11 @@ static bool check_limits(const gptq_mod *m, pc_ctx *cx)
 
 static int32_t *load_gidx(const gptq_mod *m)
 {
+    if (!m->g_idx) { /* no act order: group k // group_size */
+        int32_t *g = malloc((size_t)m->K * sizeof *g);
+        for (size_t k = 0; g && k < m->K; k++) g[k] = (int32_t)(k / m->gs);
+        return g;
+    }
     uint8_t *raw = pc_tensor_load(m->g_idx, QL_TENSOR_LIMIT);
     if (!raw || m->g_idx->nbytes != m->K * 4) { free(raw); return NULL; }
     int32_t *g = malloc((size_t)m->K * sizeof *g);
@@ -234,6 +257,7 @@ static int32_t *load_gidx(const gptq_mod *m)
 
 static bool check_gidx_values(const gptq_cfg *c, const gptq_mod *m, const int32_t *g, pc_ctx *cx)
 {
+    if (!m->g_idx) return true;
     pc_eval(cx, "GPTQ-007");
     for (size_t k = 0; k < m->K; k++)
         if (g[k] < 0 || (uint64_t)g[k] >= m->G) {
@@ -275,7 +299,9 @@ static bool check_gidx_values(const gptq_cfg *c, const gptq_mod *m, const int32_
 
 /* ---- scales and zeros ------------------------------------------------------------------ */
 
-static bool check_scales(const gptq_mod *m, pc_ctx *cx)
+/* AutoRound's symmetric int quantizer keeps the sign of the block's extreme in its scale, so its
+ * negative scales are no defect (GPTQ-011 is about GPTQ's quantizer). */
+static bool check_scales(const gptq_mod *m, bool negative_ok, pc_ctx *cx)
 {
     pc_eval(cx, "GPTQ-010");
     pc_eval(cx, "GPTQ-011");
@@ -291,7 +317,7 @@ static bool check_scales(const gptq_mod *m, pc_ctx *cx)
             ok = false;
             break;
         }
-        if (!(s[i] > 0) && !warned) {
+        if (!(s[i] > 0) && !warned && !negative_ok) {
             pc_report(cx, "GPTQ-011", m->scales->name, (int64_t)(m->scales->offset + esz * i),
                       "scales[%zu, %zu] = %g: the quantizer makes positive scales", i / (size_t)m->N, i % (size_t)m->N, (double)s[i]);
             warned = true;
@@ -477,19 +503,37 @@ static bool apply_dynamic(const pc_input *in, const char *prefix, gptq_cfg *mc, 
     return true;
 }
 
+/* AutoRound's per-layer scheme (extra_config) onto *mc. False when the module is not decoded here. */
+static bool apply_autoround(const pc_input *in, const char *prefix, gptq_cfg *mc, pc_ctx *cx)
+{
+    ar_scheme base = {.bits = mc->bits, .group_size = mc->group_size, .sym = mc->sym}, s;
+    int r = pc_ar_layer_scheme(in, prefix, &base, &s, cx);
+    if (r == 0) {
+        const pc_tensor *q = ql_sibling(in, prefix, ".qweight");
+        pc_report(cx, "AR-003", q->name, (int64_t)q->offset, "the config keeps %s unquantized (bits %u), but it holds packed "
+                  "tensors: auto-round's loader builds a float layer there and never reads them", prefix, s.bits);
+    }
+    if (r != 1) return false;
+    mc->bits = s.bits;
+    mc->group_size = s.group_size;
+    mc->sym = s.sym;
+    mc->desc_act = false;
+    return true;
+}
+
 static void check_module(pc_input *in, const char *prefix, const gptq_cfg *c0, pc_ctx *cx)
 {
     gptq_cfg cfg = *c0;
     const gptq_cfg *c = &cfg;
-    if (!apply_dynamic(in, prefix, &cfg, cx)) return;
+    if (c->ar != AR_PACK_NONE ? !apply_autoround(in, prefix, &cfg, cx) : !apply_dynamic(in, prefix, &cfg, cx)) return;
     gptq_mod m = {0};
     size_t fails = ql_fail_count(cx);
-    if (!check_tensor_set(in, prefix, &m, cx) || !check_dims(in, prefix, c, &m, cx) || !check_limits(&m, cx)) return;
+    if (!check_tensor_set(in, prefix, c, &m, cx) || !check_dims(in, prefix, c, &m, cx) || !check_limits(&m, cx)) return;
     int32_t *g = load_gidx(&m);
     if (!g) { pc_io_error(cx, "%s: cannot read", m.g_idx->name); return; }
     check_gidx_values(c, &m, g, cx);
     free(g);
-    check_scales(&m, cx);
+    check_scales(&m, c->ar != AR_PACK_NONE, cx);
     check_zeros(c, &m, cx);
     /* Decodable unless a rule failed here. GPTQ-013 only warns under compat: the module then
      * decodes with the wrap policy above. */
@@ -508,6 +552,7 @@ static void gptq_check(pc_input *in, pc_ctx *cx)
     read_config(in, cx, &c);
     pc_input_note_layout(in, c.layout);
     if (!c.ok) return;
+    if (c.ar != AR_PACK_NONE) pc_ar_check_pinned_layers(in, cx);
     for (size_t i = 0; i < in->ntensors; i++) {
         char *prefix = ql_prefix(in->tensors[i].name);
         if (prefix && ql_module_owner(in, in->tensors[i].name) == QL_GPTQ) check_module(in, prefix, &c, cx);
@@ -558,7 +603,7 @@ out:
  * packed along N, or shift arithmetically); v1 stores zero - 1, so +-1 misreads apply. */
 static void gptq_diag_layout(const pc_module *pm, pc_diag_layout *l)
 {
-    bool v1 = pm->layout && !strcmp(pm->layout, "gptq-v1");
+    bool v1 = pm->layout && (!strcmp(pm->layout, "gptq-v1") || !strcmp(pm->layout, "autoround-gptq-v1"));
     *l = (pc_diag_layout){.word_bits = 32 % pm->bits ? 0 : 32, .pack_dim = 'K', .axis_misread = pm->ndim == 2,
                           .sign_ext = 32 % pm->bits == 0, .nibble = pm->bits == 4 ? PC_NIB_K_XOR : PC_NIB_NONE, .nib_xor = 1,
                           .zero_shift = true, .zero_wrap = v1 ? 1 << pm->bits : 0};
@@ -573,7 +618,8 @@ static int gptq_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_param
     int rc = 1;
     const pc_tensor *tz = pc_diag_find(in, pm->prefix, "qzeros"), *ts = pc_diag_find(in, pm->prefix, "scales"), *tg = pc_diag_find(in, pm->prefix, "g_idx");
     if (pm->ndim != 2 || !tz || !ts || ts->ndim != 2 || ts->shape[1] != N || tz->ndim != 2) { snprintf(p->note, sizeof p->note, "qzeros/scales not in the GPTQ shapes"); return 1; }
-    uint64_t G = ts->shape[0], nz = tz->shape[1], gs = G && K % G == 0 ? K / G : 0;
+    const gptq_mod *m = pm->priv;
+    uint64_t G = ts->shape[0], nz = tz->shape[1], gs = m ? m->gs : G && K % G == 0 ? K / G : 0;
     if (!G || tz->shape[0] != G || nz * 32 < N * pm->bits) { snprintf(p->note, sizeof p->note, "qzeros shape does not cover N"); return 1; }
     qz = pc_diag_load_ints(tz);
     sc = pc_diag_load_floats(ts);
@@ -581,7 +627,7 @@ static int gptq_diag_fill(const pc_input *in, const pc_module *pm, pc_diag_param
     if (!qz || !sc || (tg && (!gi || tg->numel != K)) || (!gi && !gs)) { snprintf(p->note, sizeof p->note, "qzeros/scales/g_idx unreadable or no group size"); goto out; }
     if (pc_diag_alloc(p, (size_t)pm->numel, gi && gs ? PC_ALT_NO_GIDX : -1)) { rc = -1; goto out; }
     if (gi && gs && !(p->alt_zq[PC_ALT_NO_GIDX] = malloc((size_t)pm->numel * sizeof(int16_t)))) { rc = -1; goto out; }
-    int plus = !strcmp(pm->layout, "gptq-v1");
+    int plus = !strcmp(pm->layout, "gptq-v1") || !strcmp(pm->layout, "autoround-gptq-v1");
     for (uint64_t k = 0; k < K; k++) {
         uint64_t g = gi ? (uint64_t)gi[k] : k / gs, g0 = gs ? k / gs : 0;
         if (g >= G) { snprintf(p->note, sizeof p->note, "g_idx[%llu] out of range", (unsigned long long)k); goto out; }
