@@ -331,16 +331,10 @@ static const char *const k_layout_fp8 = "modelopt-fp8", *const k_layout_int4 = "
 static void add_module(pc_input *in, const char *m, const mo_module *d, pc_ctx *cx)
 {
     const char *layout = is_fp8(d->algo) ? k_layout_fp8 : k_layout_int4;
-    pc_module *pm = pc_module_add(in, &pc_format_modelopt, m, layout);
-    mo_module *p = pm ? malloc(sizeof *p) : NULL;
-    if (!p) { cx->oom = true; return; }
-    *p = *d;
-    pm->priv = p;
-    pm->ndim = 2;
-    pm->shape[0] = d->rows;
-    pm->shape[1] = d->cols;
-    pm->numel = d->rows * d->cols; /* the stored weight's byte count (fp8) or twice it (int4): it fits */
-    pm->bits = is_fp8(d->algo) ? 8 : 4;
+    pc_module *pm = pc_module_add_with(in, &pc_format_modelopt, m, layout, d, sizeof *d, cx);
+    if (!pm) return;
+    /* N * K: the stored weight's byte count (fp8) or twice it (int4), so it fits */
+    pc_module_set_matrix(pm, d->rows, d->cols, is_fp8(d->algo) ? 8 : 4);
     pc_module_claim_parts(in, &pc_format_modelopt, m, layout);
 }
 
@@ -439,8 +433,6 @@ static int modelopt_decode(const pc_input *in, const pc_module *m, pc_impl impl,
     return rc;
 }
 
-static void modelopt_module_free(void *priv) { free(priv); }
-
 /* A quantized tensor of a module the config gives an algorithm packcheck does not decode. */
 static bool modelopt_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
@@ -467,5 +459,5 @@ static const pc_part k_format_parts[] = {
     {NULL, 0},
 };
 const pc_format pc_format_modelopt = {.parts = k_format_parts, .name = "modelopt", .detect = modelopt_detect,
-                                      .check = modelopt_check, .decode = modelopt_decode, .module_free = modelopt_module_free,
+                                      .check = modelopt_check, .decode = modelopt_decode, .module_free = free,
                                       .explain = modelopt_explain, .bench = pc_modelopt_bench};
