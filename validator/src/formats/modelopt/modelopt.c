@@ -359,7 +359,7 @@ static void check_module(pc_input *in, const mo_config *c, const char *m, const 
 {
     const cJSON *spec = layer_spec(c, m);
     mo_algo a = spec ? algo_of(pc_json_str(spec, "quant_algo")) : MO_UNKNOWN, shows = shown(in, m, w);
-    if (shows == MO_NVFP4 && (a == MO_NVFP4 || c->algo != MO_MIXED)) return; /* formats/nvfp4 (NV-009 for exclusions) */
+    if (shows == MO_NVFP4 && a == MO_NVFP4) return; /* formats/nvfp4's (NV-009 for exclusions) */
     const char *ex = excluded_by(c, m);
     if (ex) {
         pc_report(cx, "MO-009", w->name, (int64_t)w->offset, "module %s is excluded by %s entry \"%s\" yet holds quantized tensors", m,
@@ -433,6 +433,61 @@ static int modelopt_decode(const pc_input *in, const pc_module *m, pc_impl impl,
     return rc;
 }
 
+/* ---- certify's diagnosis (pc_format.diag_params) ---- */
+
+/* INT4 AWQ pairs rows along N: element (n, k) shares its byte with (n ^ 1, k). */
+static int64_t int4_nibble_partner(const pc_diag_layout *l, uint64_t N, uint64_t K, uint64_t e, uint64_t n, uint64_t k)
+{
+    (void)l; (void)e;
+    return (n ^ 1) < N ? (int64_t)((n ^ 1) * K + k) : -1;
+}
+
+static float int4_affine(uint8_t q, float s, float b, int t)
+{
+    (void)b; (void)t;
+    return (float)(q >= 8 ? (int)q - 16 : (int)q) * s;
+}
+
+/* Per element: the scale of the contract, and for blocks the grid read transposed. ModelOpt's
+ * scales multiply; a reader may divide (its own INT4QTensor.dequantize divides by its scale). */
+static int mo_diag_fill(const mo_module *d, const pc_module *pm, pc_diag_params *p)
+{
+    float *sc = pc_diag_load_floats(d->scale);
+    if (!sc) { snprintf(p->note, sizeof p->note, "ModelOpt scales unreadable"); return 1; }
+    bool block = d->algo == MO_FP8_PB && d->scale->numel > 1;
+    int rc = pc_diag_alloc(p, (size_t)pm->numel, block ? PC_ALT_GRID_T : -1);
+    if (!rc && is_int4(d->algo) && !(p->bias = calloc((size_t)pm->numel, sizeof *p->bias))) rc = -1; /* no zero point */
+    uint64_t K = d->cols, gr = ceil_div(d->rows, MO_FP8_BLOCK), gc = ceil_div(d->cols, MO_FP8_BLOCK);
+    for (size_t i = 0; !rc && i < pm->numel; i++) {
+        uint64_t n = i / K, k = i % K;
+        if (is_int4(d->algo)) p->s[i] = sc[n * (K / d->group) + k / d->group];
+        else if (d->algo == MO_FP8_PC) p->s[i] = sc[n];
+        else if (!block) p->s[i] = sc[0];
+        else {
+            p->s[i] = sc[(n / MO_FP8_BLOCK) * gc + k / MO_FP8_BLOCK];
+            p->alt_s[PC_ALT_GRID_T][i] = (k / MO_FP8_BLOCK) < gr && (n / MO_FP8_BLOCK) < gc ? sc[(k / MO_FP8_BLOCK) * gc + n / MO_FP8_BLOCK] : p->s[i];
+        }
+    }
+    free(sc);
+    return rc;
+}
+
+static int mo_diag_params(const pc_input *in, const pc_module *pm, bool want, pc_diag_params *p)
+{
+    (void)in;
+    const mo_module *d = pm->priv;
+    p->lay = (pc_diag_layout){.scale_divided = true};
+    if (d && is_int4(d->algo)) {
+        p->lay.nibble = PC_NIB_FORMAT;
+        p->lay.nibble_partner = int4_nibble_partner;
+        p->kind = PC_DIAG_AFFINE;
+        p->affine = int4_affine;
+    } else {
+        p->kind = PC_DIAG_E4M3;
+    }
+    return want && d ? mo_diag_fill(d, pm, p) : 0;
+}
+
 /* A quantized tensor of a module the config gives an algorithm packcheck does not decode. */
 static bool modelopt_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
@@ -440,6 +495,8 @@ static bool modelopt_explain(const pc_input *in, const pc_tensor *t, pc_explain 
     mo_config c;
     char m[1024];
     if (!mo_config_read(in, &c) || !pc_split_suffix(t->name, k_sfx, m, sizeof m)) return false;
+    const pc_tensor *w = part(in, m, ".weight");
+    if (!w || !quantized(in, m, w)) return false; /* a norm or an embedding: plain */
     const cJSON *spec = layer_spec(&c, m);
     const char *a = spec ? pc_json_str(spec, "quant_algo") : "";
     if (algo_of(a) != MO_UNDECODED) return false;
@@ -460,4 +517,4 @@ static const pc_part k_format_parts[] = {
 };
 const pc_format pc_format_modelopt = {.parts = k_format_parts, .name = "modelopt", .detect = modelopt_detect,
                                       .check = modelopt_check, .decode = modelopt_decode, .module_free = free,
-                                      .explain = modelopt_explain, .bench = pc_modelopt_bench};
+                                      .explain = modelopt_explain, .diag_params = mo_diag_params, .bench = pc_modelopt_bench};
