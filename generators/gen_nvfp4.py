@@ -419,9 +419,11 @@ def pass_cases(out, dirs, sources):
              source=f"{sources['mo'].split(':')[0]}: mtq.quantize(NVFP4_DEFAULT_CFG) + export_hf_checkpoint of a seeded "
                     f"2-expert Mixtral (fused 3-D experts in transformers, exported per expert by ModelOpt)",
              extra={"library_check": library_check(dirs["moe"])})
-    out.case(FAMILY, "modelopt-mixed-precision", source=sources["mixed"], verdict="pass", layout="nvfp4-modelopt",
-             files=files_of(dirs["mixed"]), modules=pins(dirs["mixed"]), rules=["NV-001", "NV-003", "NV-008"],
-             notes="the FP8 attention layers (F8_E4M3 weight, F32 weight_scale) are not NVFP4 and stay out of the logical view",
+    import gen_modelopt  # its FP8 pins: the attention layers are formats/modelopt's
+    out.case(FAMILY, "modelopt-mixed-precision", source=sources["mixed"], verdict="pass", layout="mixed",
+             files=files_of(dirs["mixed"]), modules={**pins(dirs["mixed"]), **gen_modelopt.pins(dirs["mixed"])},
+             rules=["NV-001", "NV-003", "NV-008"],
+             notes="the FP8 attention layers (F8_E4M3 weight, F32 0-dim weight_scale) are ModelOpt FP8 (layout modelopt-fp8, family MO)",
              extra={"library_check": library_check(dirs["mixed"])})
     # config.json's quantization_config (quant_method modelopt) alone names the scheme.
     out.case(FAMILY, "modelopt-config-json-only", source=f"{sources['mo']}; hf_quant_config.json removed", verdict="pass",

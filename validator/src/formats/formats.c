@@ -6,6 +6,7 @@
 #define PC_FORMAT_TABLE(X)                                                                          \
     X(ct)                                                                                           \
     X(nvfp4)                                                                                        \
+    X(modelopt)                                                                                     \
     X(gptq)                                                                                         \
     X(awq)                                                                                          \
     X(gguf_blocks)                                                                                  \

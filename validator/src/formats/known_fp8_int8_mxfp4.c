@@ -1,8 +1,9 @@
-/* Recognise-only: the FP8 and INT8 weights formats/fp8.c does not decode (ModelOpt FP8, E5M2,
+/* Recognise-only: the FP8 and INT8 weights formats/fp8.c does not decode (E5M2,
  * asymmetric compressed-tensors float weights, FP8 under another method's config). MXFP4 under both
  * namings (gpt-oss `*_blocks` / `*_scales`, compressed-tensors mxfp4-pack-quantized) is formats/mxfp4.c's. Their tensors are
  * reported `unchecked` with the scheme named from the config (FORMATS-2.md). DeepSeek-native fp8
- * and compressed-tensors int8 (int-/naive-quantized) are formats/fp8.c's: a tensor of theirs left
+ * and compressed-tensors int8 (int-/naive-quantized) are formats/fp8.c's, ModelOpt FP8 (FP8, per-channel,
+ * fp8_pb_wo) is formats/modelopt's: a tensor of theirs left
  * unclaimed belongs to a module a rule rejected, so it is not named here. */
 #include "formats/format.h"
 #include "known_schemes.h"

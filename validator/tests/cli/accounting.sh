@@ -50,12 +50,14 @@ check_unchecked hqq '{"quantization_config": {"quant_method": "hqq"}}' \
     '{"m.W_q":{"dtype":"U8","shape":[2,4],"data_offsets":[0,8]},"m.scale":{"dtype":"F16","shape":[2],"data_offsets":[8,12]}}' 12 \
     'hqq module (.W_q beside .scale)'
 check_unchecked no-config '' '{"m.qdata":{"dtype":"I32","shape":[2,4],"data_offsets":[0,32]}}' 32 'unknown'
-check_unchecked modelopt-fp8 '{"quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8"}}' \
-    '{"m.weight":{"dtype":"F8_E4M3","shape":[2,4],"data_offsets":[0,8]},"m.weight_scale":{"dtype":"F32","shape":[],"data_offsets":[8,12]},"norm.weight":{"dtype":"F16","shape":[4],"data_offsets":[12,20]}}' 20 \
-    'modelopt FP8'
-expect_grep '"checked":	0' "$TMP/modelopt-fp8.json" "modelopt-fp8: nothing checked"
-expect_grep '"plain":	1' "$TMP/modelopt-fp8.json" "modelopt-fp8: the F16 norm is plain"
-expect_grep '"unchecked":	2' "$TMP/modelopt-fp8.json" "modelopt-fp8: weight and its F32 scale unchecked"
+# ModelOpt FP8 is decoded now (formats/modelopt); W8A16 (int8 weight-only) is written by ModelOpt
+# but not decoded: named, unchecked.
+check_unchecked modelopt-w8a16 '{"quantization_config": {"quant_method": "modelopt", "quant_algo": "W8A16"}}' \
+    '{"m.weight":{"dtype":"I8","shape":[2,4],"data_offsets":[0,8]},"m.weight_scale":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},"norm.weight":{"dtype":"F16","shape":[4],"data_offsets":[16,24]}}' 24 \
+    'ModelOpt W8A16'
+expect_grep '"checked":	0' "$TMP/modelopt-w8a16.json" "modelopt-w8a16: nothing checked"
+expect_grep '"plain":	1' "$TMP/modelopt-w8a16.json" "modelopt-w8a16: the F16 norm is plain"
+expect_grep '"unchecked":	2' "$TMP/modelopt-w8a16.json" "modelopt-w8a16: weight and its F32 scale unchecked"
 # bitsandbytes LLM.int8 is decoded (formats/bnb_int8.c): weight and SCB checked, the norm plain.
 mkdir -p "$TMP/llm-int8"
 printf '%s\n' '{"quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": true}}' >"$TMP/llm-int8/config.json"

@@ -404,10 +404,29 @@ static bool have_module(const pc_input *in, const char *prefix)
     return false;
 }
 
+/* A ModelOpt config that names no NVFP4 layer: its U8 weights beside weight_scale_2 are W4A8_AWQ
+ * (formats/modelopt), not NVFP4 tensors missing a config. */
+static bool mo_config_without_nvfp4(const pc_input *in, const nv_scheme *s)
+{
+    bool from_hf = false;
+    return !s->configured && mo_quant(in, &from_hf) != NULL;
+}
+
+/* Under MIXED_PRECISION, a module whose quantized_layers entry names another algorithm is not ours. */
+static bool mo_layer_other_algo(const pc_input *in, const char *prefix)
+{
+    bool from_hf = false;
+    const cJSON *q = mo_quant(in, &from_hf);
+    if (!q || strcmp(pc_json_str(q, "quant_algo"), "MIXED_PRECISION")) return false;
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(pc_json_obj(q, "quantized_layers"), prefix);
+    return cJSON_IsObject(l) && !mo_algo_is_nvfp4(pc_json_str(l, "quant_algo"));
+}
+
 static void check_naming(pc_input *in, enum nv_naming nm, pc_ctx *cx)
 {
     nv_scheme s = {0};
     if (nm == NV_CT) ct_scheme(in, &s); else mo_scheme(in, &s);
+    if (nm == NV_MO && mo_config_without_nvfp4(in, &s)) return;
     if (!s.configured && !fingerprint(in, nm)) return;
     /* CFG-030: NVFP4 tensors under either naming with no config naming either method. */
     pc_eval(cx, "CFG-030");
@@ -430,7 +449,8 @@ static void check_naming(pc_input *in, enum nv_naming nm, pc_ctx *cx)
         if (!has_suffix(t->name, k_packed[nm], &pl)) continue;
         char *prefix = pc_strndup(t->name, pl);
         if (!prefix) { cx->oom = true; return; }
-        if (claims(in, &s, nm, prefix, t) && !have_module(in, prefix)) check_module(in, &s, nm, prefix, t, cx);
+        if (claims(in, &s, nm, prefix, t) && !have_module(in, prefix) && !(nm == NV_MO && mo_layer_other_algo(in, prefix)))
+            check_module(in, &s, nm, prefix, t, cx);
         free(prefix);
     }
 }
