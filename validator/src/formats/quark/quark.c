@@ -266,7 +266,6 @@ static void add_module(pc_input *in, const char *prefix, const qk_mod *m, pc_ctx
 static void check_module(pc_input *in, const cJSON *q, const char *prefix, const pc_tensor *w, bool reorder, pc_ctx *cx)
 {
     const char *key = NULL;
-    if (excluded(q, prefix)) { check_excluded(in, prefix, w, "excluded", cx); return; }
     const cJSON *lc = layer_config(q, prefix, &key);
     if (!lc && type_configs(q)) return; /* layer_type_quant_config: by module type, which a file does not name */
     const cJSON *wc = pc_json_obj(lc ? lc : pc_json_obj(q, "global_quant_config"), "weight");
@@ -321,7 +320,8 @@ static void qk_check(pc_input *in, pc_ctx *cx)
     for (size_t i = 0; i < in->ntensors && !cx->oom; i++) {
         const pc_tensor *w = &in->tensors[i];
         char *p = weight_prefix(w->name);
-        if (p && quantized_looking(in, p, w)) check_module(in, q, p, w, reorder, cx);
+        if (p && excluded(q, p)) check_excluded(in, p, w, "excluded", cx);
+        else if (p && quantized_looking(in, p, w)) check_module(in, q, p, w, reorder, cx);
         free(p);
     }
 }
