@@ -93,6 +93,7 @@ v=$(version "$VENVS/gptqawq" gptqmodel); py gptqmodel-$v "GPTQModel $v" "$v" AWQ
 v=$(version "$VENVS/ct" transformers); py transformers-$v "transformers $v (FP8, MXFP4)" "$v" FP8,MX decode 180 "$VENVS/ct" transformers_reader.py
 v=$(version "$VENVS/bnb" bitsandbytes); py bitsandbytes-$v "bitsandbytes $v" "$v" BNB decode 180 "$VENVS/bnb" bnb_reader.py
 v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/mlx" mlx_reader.py
+v=$(version "$VENVS/quark" amd-quark); [ -n "$v" ] && py amd-quark-$v "amd-quark $v" "$v" QK decode 180 "$VENVS/quark" quark_reader.py
 v=$(version "$VENVS/ct" safetensors); py safetensors-$v "safetensors $v" "$v" ST container-only 60 "$VENVS/ct" safetensors_reader.py
 
 # Built readers: cached under $CACHE between runs (never built in CI). A reader whose toolchain or
