@@ -1,4 +1,4 @@
-/* AMD Quark fast path, portable: MX elements through a 64-entry value table and one power-of-two
+/* AMD Quark fast path, portable (AVX2 in avx2.c): MX elements through a 64-entry value table and one power-of-two
  * scale per block of 32; int4 words unpacked a whole row of words at a time, dequantised per group
  * through a 16-entry table of (q - z) * s. The same f32 operations as the oracle, so bit-equal. */
 #include "kernels.h"
@@ -11,7 +11,7 @@ static void value_table(pc_qk_elem k, float t[64])
     for (unsigned c = 0; c < n; c++) t[c] = pc_qk_elem_value_ref(k, (uint8_t)c);
 }
 
-void pc_qk_mx_dequant_fast(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out)
+void pc_qk_mx_dequant_scalar(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out)
 {
     float t[64];
     value_table(k, t);
@@ -26,6 +26,11 @@ void pc_qk_mx_dequant_fast(const uint8_t *codes, size_t rows, size_t K, pc_qk_el
             for (size_t c = b * 32; c < end; c++) o[c] = t[cr[c] & mask] * s;
         }
     }
+}
+
+void pc_qk_mx_dequant_fast(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out)
+{
+    PC_PICK(pc_qk_mx_dequant_scalar, pc_qk_mx_dequant_avx2)(codes, rows, K, k, e8m0, out);
 }
 
 void pc_qk_int4_unpack_fast(const uint8_t *src, size_t K, size_t N, bool reorder, uint8_t *codes)
@@ -48,8 +53,8 @@ void pc_qk_int4_unpack_fast(const uint8_t *src, size_t K, size_t N, bool reorder
     }
 }
 
-void pc_qk_int4_dequant_fast(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
-                             const int8_t *zero, float *out)
+void pc_qk_int4_dequant_scalar(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
+                               const int8_t *zero, float *out)
 {
     size_t G = K / g;
     for (size_t n = 0; n < N; n++)
@@ -60,4 +65,10 @@ void pc_qk_int4_dequant_fast(const uint8_t *codes, size_t N, size_t K, size_t g,
             float *o = out + n * K + j * g;
             for (size_t i = 0; i < g; i++) o[i] = t[c[i] & 15u];
         }
+}
+
+void pc_qk_int4_dequant_fast(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
+                             const int8_t *zero, float *out)
+{
+    pc_qk_int4_dequant_scalar(codes, N, K, g, is_signed, scale, zero, out); /* an AVX2 table lookup measured slower */
 }

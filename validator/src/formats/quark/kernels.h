@@ -18,7 +18,7 @@
  * Quark's dequantisation (dequantize_int_per_group_affine): (f32(q) - f32(z)) * f32(s), q and z
  * sign-extended, in f32.
  *
- * Literal oracle (oracle.c), portable fast path (fast.c). */
+ * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 MX dequantisation (avx2.c). */
 #ifndef PC_QUARK_KERNELS_H
 #define PC_QUARK_KERNELS_H
 
@@ -35,6 +35,10 @@ float pc_qk_elem_value_ref(pc_qk_elem k, uint8_t code);
 /* out[r*K + c] = value(codes[r*K + c]) * 2^(e8m0[r*S + c/32] - 127), S = ceil(K/32). */
 void pc_qk_mx_dequant_ref(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
 void pc_qk_mx_dequant_fast(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
+void pc_qk_mx_dequant_scalar(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
+#ifdef PC_HAVE_X86_KERNELS
+void pc_qk_mx_dequant_avx2(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
+#endif
 typedef void (*pc_qk_mx_dequant_fn)(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
 static inline pc_qk_mx_dequant_fn pc_qk_mx_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_qk_mx_dequant_ref : pc_qk_mx_dequant_fast; }
 
@@ -50,6 +54,8 @@ void pc_qk_int4_dequant_ref(const uint8_t *codes, size_t N, size_t K, size_t g, 
                             const int8_t *zero, float *out);
 void pc_qk_int4_dequant_fast(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                              const int8_t *zero, float *out);
+void pc_qk_int4_dequant_scalar(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
+                               const int8_t *zero, float *out);
 typedef void (*pc_qk_int4_dequant_fn)(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed,
                                       const float *scale, const int8_t *zero, float *out);
 static inline pc_qk_int4_dequant_fn pc_qk_int4_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_qk_int4_dequant_ref : pc_qk_int4_dequant_fast; }

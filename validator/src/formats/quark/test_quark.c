@@ -90,5 +90,6 @@ int main(void)
     random_int4(24, 64, 32, true);
     random_int4(12, 96, 32, false); /* N not a multiple of 8: the last word half used */
     random_int4(20, 128, 64, true);
+    random_int4(8, 96, 12, true); /* a group not a multiple of 8: the portable path */
     return test_finish();
 }
