@@ -1,12 +1,13 @@
 /* Streamed f32 outputs (kernels/fast/nt.h): every f32 kernel whose output is large enough to stream
- * (every GGUF block type, FP8, INT8, bitsandbytes int8 and NF4, NVFP4, MLX affine) gives the oracle's
+ * (every GGUF block type, FP8, INT8, bitsandbytes int8 and NF4, NVFP4, MLX affine, HQQ) gives the oracle's
  * bits under each kernel set, with the output page-aligned (streams), 32-byte aligned inside a page
  * (streams), and 4 bytes off (does not), on shapes that cut rows into column chunks (a row longer
  * than the tile, scale blocks longer than the tile), with every input ending at a PROT_NONE page
  * (an over-read faults without ASan). pc_nt_taken() proves each aligned case took the streaming
- * path and the misaligned one did not. */
+ * path and the misaligned one did not, nor a result whose pages were never touched. */
 #include "formats/bnb/kernels.h"
 #include "formats/gguf/kernels.h"
+#include "formats/hqq/kernels.h"
 #include "formats/mlx/kernels.h"
 #include "kernels/fast/nt.h"
 #include "kernels/kernels.h"
@@ -230,6 +231,64 @@ static void check_own(void)
     free(codes); free(a); free(b); free(want);
 }
 
+/* ---- HQQ dequantisation (through the tile driver): per-row and per-column groups, each dtype ---- */
+typedef struct hqq_case { size_t R, C; int axis; pc_round_t t; const float *z, *s; } hqq_case;
+static void hqq_run(const void *ctx, const uint8_t *in, float *out)
+{
+    const hqq_case *h = ctx;
+    pc_hqq_dequant_fast(in, h->R, h->C, h->axis, h->z, h->s, h->t, out);
+}
+
+static void check_hqq(void)
+{
+    static const size_t k_shape[2][2] = {{600, 512}, {70, 4500}}; /* whole rows per tile; rows longer than it */
+    for (int sh = 0; sh < 2; sh++) {
+        size_t R = k_shape[sh][0], C = k_shape[sh][1], n = R * C, ng = R > C ? R : C;
+        uint8_t *q = malloc(n);
+        float *z = malloc(ng * sizeof(float)), *s = malloc(ng * sizeof(float)), *want = malloc(n * sizeof(float));
+        if (!q || !z || !s || !want) exit(2);
+        fill(q, n);
+        for (size_t g = 0; g < ng; g++) { z[g] = 0.37f * (float)(rnd() % 300); s[g] = 0.001f * (float)(1 + rnd() % 5000); }
+        z[ng / 2] = 1.0f / 0.0f; /* one inf zero point: NaN and inf lanes take the portable path */
+        for (int axis = 0; axis < 2; axis++)
+            for (int t = 0; t < 3; t++) {
+                pc_hqq_dequant_ref(q, R, C, axis, z, s, (pc_round_t)t, want);
+                hqq_case h = {R, C, axis, (pc_round_t)t, z, s};
+                char what[64];
+                snprintf(what, sizeof what, "hqq %zux%zu axis %d T %d", R, C, axis, t);
+                for (size_t i = 0; pc_kernels_available(i); i++) {
+                    pc_kernels_select(pc_kernels_available(i));
+                    check_placements(what, hqq_run, &h, guarded(q, n), want, n);
+                }
+                pc_kernels_reset();
+            }
+        free(q); free(z); free(s); free(want);
+    }
+}
+
+/* A result whose pages were never touched (just mapped) takes plain stores, the same bits. */
+static void check_fresh(void)
+{
+    size_t nb = PC_NT_MIN_BYTES / 128 + 5, n = nb * 32, bytes = n * sizeof(float);
+    uint8_t *in = malloc(nb * 34);
+    float *want = malloc(bytes);
+    if (!in || !want) exit(2);
+    fill(in, nb * 34);
+    pc_q8_0_decode_ref(in, nb, NULL, want);
+    for (size_t i = 0; pc_kernels_available(i); i++) {
+        pc_kernels_select(pc_kernels_available(i));
+        float *out = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (out == MAP_FAILED) exit(2);
+        size_t before = pc_nt_taken();
+        pc_q8_0_decode_fast(guarded(in, nb * 34), nb, NULL, out);
+        CHECK(pc_nt_taken() == before, "q8_0 [%s]: a fresh result streamed", pc_kernels_name());
+        CHECK(!memcmp(out, want, bytes), "q8_0 [%s]: fresh result differs from the oracle", pc_kernels_name());
+        munmap(out, bytes);
+    }
+    pc_kernels_reset();
+    free(in); free(want);
+}
+
 int main(void)
 {
     long page = sysconf(_SC_PAGESIZE);
@@ -239,5 +298,7 @@ int main(void)
     check_gguf();
     check_grids();
     check_own();
+    check_hqq();
+    check_fresh();
     return test_finish();
 }

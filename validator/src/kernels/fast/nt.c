@@ -1,10 +1,13 @@
 /* The streaming-store decision and tile driver (nt.h). The copy uses SSE2's movntps, which every
  * x86-64 has, so both kernel sets (scalar and AVX2) take the same streaming path and are tested on
  * it; elsewhere the copy is memcpy. */
+#define _DEFAULT_SOURCE /* mincore */
 #include "nt.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) && !defined(PC_NO_SIMD)
 #include <emmintrin.h>
@@ -16,6 +19,23 @@ static size_t nt_taken;
 
 size_t pc_nt_taken(void) { return __atomic_load_n(&nt_taken, __ATOMIC_RELAXED); }
 
+/* Are the pages under out[0..bytes) already backed (first, middle and last page)? A result just
+ * allocated is not: its first touch faults in a zeroed page, whose lines the kernel's clearing
+ * leaves in cache, and a streaming store must then evict them (zeros written back, then the data):
+ * measured 1.4 GB/s streamed against 2.4 GB/s with plain stores into a fresh 64 MiB result. */
+static bool pages_backed(const void *out, size_t bytes)
+{
+    static long page;
+    if (!page) page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    uintptr_t first = (uintptr_t)out & ~(uintptr_t)(page - 1), last = ((uintptr_t)out + bytes - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t at[3] = {first, first + ((last - first) / 2 & ~(uintptr_t)(page - 1)), last};
+    for (int i = 0; i < 3; i++) {
+        unsigned char v = 0;
+        if (mincore((void *)at[i], (size_t)page, &v) || !(v & 1)) return false;
+    }
+    return true;
+}
+
 bool pc_nt_wanted(const void *out, size_t bytes)
 {
 #ifdef PC_NT_X86
@@ -25,7 +45,7 @@ bool pc_nt_wanted(const void *out, size_t bytes)
         on = !(e && !strcmp(e, "0"));
         __atomic_store_n(&nt_enabled, on, __ATOMIC_RELAXED);
     }
-    if (!on || bytes < PC_NT_MIN_BYTES || ((uintptr_t)out & 31)) return false;
+    if (!on || bytes < PC_NT_MIN_BYTES || ((uintptr_t)out & 31) || !pages_backed(out, bytes)) return false;
     __atomic_fetch_add(&nt_taken, 1, __ATOMIC_RELAXED);
     return true;
 #else

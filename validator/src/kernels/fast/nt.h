@@ -26,7 +26,8 @@
 
 /* Should an f32 output of `bytes` at `out` be written with streaming stores? True from
  * PC_NT_MIN_BYTES on, when `out` is 32-byte aligned (what _mm256_stream_ps needs; loaders' buffers
- * are page-aligned), on x86-64; PACKCHECK_NT=0 in the environment turns it off (for comparisons). */
+ * are page-aligned) and its pages are already backed (a freshly allocated result is faster with
+ * plain stores: see nt.c), on x86-64; PACKCHECK_NT=0 in the environment turns it off. */
 bool pc_nt_wanted(const void *out, size_t bytes);
 /* How many times pc_nt_wanted said yes in this process: tests check that a kernel took the path. */
 size_t pc_nt_taken(void);
