@@ -249,7 +249,7 @@ static void check_hqq(void)
         if (!q || !z || !s || !want) exit(2);
         fill(q, n);
         for (size_t g = 0; g < ng; g++) { z[g] = 0.37f * (float)(rnd() % 300); s[g] = 0.001f * (float)(1 + rnd() % 5000); }
-        z[ng / 2] = 1.0f / 0.0f; /* one inf zero point: NaN and inf lanes take the portable path */
+        z[ng / 2] = 1.0f / 0.0f, z[ng / 3] = 1.0f / 0.0f, s[ng / 3] = 0.0f; /* inf results, and NaN ones (the portable path redoes that row) */
         for (int axis = 0; axis < 2; axis++)
             for (int t = 0; t < 3; t++) {
                 pc_hqq_dequant_ref(q, R, C, axis, z, s, (pc_round_t)t, want);

@@ -44,21 +44,23 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 round_t(__m256 x, pc
     return _mm256_castsi256_ps(_mm256_blendv_epi8(r, u, nan));
 }
 
-/* One row: z and s per lane (axis 0: the columns', advancing) or broadcast (axis 1). */
+/* One row: z and s per lane (axis 0: the columns', advancing) or broadcast (axis 1). NaN lanes are
+ * collected over the row and, if any, the whole row is redone by the portable path (no branch per
+ * eight lanes: valid checkpoints have none). */
 static inline __attribute__((always_inline)) AVX2_FN void dq_row(const uint8_t *q, size_t C, int axis, const float *z,
                                                                  const float *s, pc_round_t t, float *o)
 {
-    __m256 vz = _mm256_broadcast_ss(z), vs = _mm256_broadcast_ss(s);
+    __m256 vz = _mm256_broadcast_ss(z), vs = _mm256_broadcast_ss(s), nan = _mm256_setzero_ps();
     size_t c = 0;
     for (; c + 8 <= C; c += 8) {
         if (axis == 0) { vz = _mm256_loadu_ps(z + c); vs = _mm256_loadu_ps(s + c); }
         __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(q + c))));
         __m256 w = round_t(_mm256_mul_ps(round_t(_mm256_sub_ps(x, vz), t), vs), t);
-        if (_mm256_movemask_ps(_mm256_cmp_ps(w, w, _CMP_UNORD_Q)))
-            pc_hqq_dequant_scalar(q + c, 1, 8, axis, axis == 0 ? z + c : z, axis == 0 ? s + c : s, t, o + c);
-        else _mm256_storeu_ps(o + c, w);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(w, w, _CMP_UNORD_Q));
+        _mm256_storeu_ps(o + c, w);
     }
-    if (c < C) pc_hqq_dequant_scalar(q + c, 1, C - c, axis, axis == 0 ? z + c : z, axis == 0 ? s + c : s, t, o + c);
+    if (_mm256_movemask_ps(nan)) c = 0;
+    if (c < C) pc_hqq_dequant_scalar(q + c, 1, C - c, axis, axis == 0 ? z + c : z, s + (axis == 0 ? c : 0), t, o + c);
 }
 
 #define HQQ_DQ(T, TT)                                                                                           \
