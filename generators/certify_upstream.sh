@@ -39,13 +39,15 @@ meta() { # CERTIFICATE VERSION LANGUAGE CLAIMS(comma-separated) FINDINGS-PREFIX
         "$1" "$2" "$3" "$claims" "$5" >>"$META_TMP"
 }
 
-# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND
+# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND [DEPTH [TOLERANCE]]
 #   MODE decode (the reader writes the logical view) or container-only (verdicts only, CONTRACT 5).
+#   DEPTH helper (default), loader or compute; TOLERANCE exact (default) or the bound an
+#   activation-quantized compute path states (CONTRACT 5). The precision is what the reader writes.
 #   The whole run is bounded by READER_BOUND seconds (default 2400): a reader past it is not certified.
 #   ONLY=slug,slug... certifies just those readers; the others keep their committed certificates (the
 #   matrix is rebuilt from every certificate present).
 certify() {
-    slug=$1 name=$2 ver=$3 lang=$4 claims=$5 mode=$6 tmo=$7 cmd=$8
+    slug=$1 name=$2 ver=$3 lang=$4 claims=$5 mode=$6 tmo=$7 cmd=$8 depth=${9:-helper} tol=${10:-exact}
     if [ -n "${ONLY:-}" ] && ! printf ',%s,' "$ONLY" | grep -q ",$slug,"; then
         [ -e "reports/upstream/$slug.json" ] && meta "reports/upstream/$slug.json" "$ver" "$lang" "$claims" "reports/findings/$slug-"
         return
@@ -62,6 +64,7 @@ certify() {
     rp=""
     for d in "$VENVS" "${CACHE:-/work/cache}"; do [ -d "$d" ] && rp="$rp --reader-path $d"; done
     timeout "${READER_BOUND:-2400}" "$PC" certify --corpus fixtures --name "$name" --timeout "$tmo" $co $rp \
+        --depth "$depth" --tolerance "$tol" \
         --reader-user "${READER_USER:-root}" \
         --reader "$cmd" --expect-fail "$xf" $UPDATE \
         --report json:reports/upstream/$slug.json --report md:reports/upstream/$slug.md \
@@ -125,6 +128,13 @@ if [ -n "$b" ] || { sh generators/readers/ggml/build_ggml.sh && b=$(sh generator
     certify ggml-$v "ggml $v (llama-cpp-python $(cat "$CACHE/ggml/LLAMA_CPP_PYTHON_VERSION"))" "$v" C GGUF,Q40 decode 30 "env GGML_NO_BACKTRACE=1 $b {input} {output}"
 else echo "certify_upstream: ggml did not build; skipping" >&2; fi
 
+# A reader whose venv or build is gone from this machine keeps its committed certificate and entry.
+if [ -f "$META" ]; then
+    grep '"certificate": "' "$META" | sed 's/,$//' | while IFS= read -r line; do
+        cert=$(printf '%s' "$line" | sed 's/.*"certificate": "\([^"]*\)".*/\1/')
+        [ -f "$cert" ] && ! grep -q "\"certificate\": \"$cert\"" "$META_TMP" && { [ -s "$META_TMP" ] && printf ',\n' >>"$META_TMP"; printf '%s' "$line" >>"$META_TMP"; }
+    done
+fi
 { printf '{"readers": [\n'; cat "$META_TMP"; printf '\n]}\n'; } >"$META"
 rm -f "$META_TMP"
 set -- $(sed -n 's/.*"certificate": "\([^"]*\)".*/\1/p' "$META")

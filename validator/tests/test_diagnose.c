@@ -72,6 +72,8 @@ static unsigned halves(uint64_t n, uint64_t k) { (void)n; return (unsigned)(k % 
 static unsigned ct3(uint64_t n, uint64_t k) { return n == 0 ? (unsigned)(k < 8 ? k : k - 8) : 7; }
 static unsigned all15(uint64_t n, uint64_t k) { (void)n; (void)k; return 15; }
 
+static const pc_weight_compare exact = {PC_ROUND_F32, {PC_TOL_EXACT, 0, false}, false};
+
 /* dg_diagnose must name `want` when fed the simulation of `want`. */
 static void names_itself(const dg_module *m, pc_bug want, int variant)
 {
@@ -79,12 +81,12 @@ static void names_itself(const dg_module *m, pc_bug want, int variant)
     int rc = dg_simulate(m, want, variant, &o);
     CHECK(rc == 0, "%s simulates on %s", pc_bug_id(want), m->layout);
     if (rc) return;
-    cJSON *d = dg_diagnose(m, o.codes, o.weights, o.K, 0);
+    cJSON *d = dg_diagnose(m, o.codes, o.weights, o.K, &exact);
     const char *got = d ? cJSON_GetObjectItem(d, "bug")->valuestring : "(none)";
     CHECK(d && !strcmp(got, pc_bug_id(want)), "diagnosis of %s on %s said %s", pc_bug_id(want), m->layout, got);
     cJSON_Delete(d);
     if (o.weights) {
-        d = dg_diagnose(m, NULL, o.weights, o.K, 0); /* a reader that writes only weights */
+        d = dg_diagnose(m, NULL, o.weights, o.K, &exact); /* a reader that writes only weights */
         CHECK(d != NULL, "weights-only diagnosis of %s on %s", pc_bug_id(want), m->layout);
         cJSON_Delete(d);
     }
@@ -207,7 +209,7 @@ static void test_params_bugs(void)
     dg_out_free(&o);
     /* An output nobody's bug explains. */
     uint8_t *junk = calloc(x.m.numel, 1);
-    cJSON *d = dg_diagnose(&x.m, junk, NULL, x.m.K, 0);
+    cJSON *d = dg_diagnose(&x.m, junk, NULL, x.m.K, &exact);
     CHECK(d == NULL, "all-zero output matches no bug");
     cJSON_Delete(d);
     free(junk);
@@ -232,14 +234,36 @@ static void test_msb_first(void)
     drop(&x);
 }
 
-static void test_ulp(void)
+static bool close_at(pc_round_t p, const char *tol, bool compute, float got, float want)
 {
-    CHECK(dg_f32_close(1.0f, 1.0f, 0), "equal");
-    CHECK(!dg_f32_close(0.0f, -0.0f, 0), "signed zeros differ bit-exactly");
-    CHECK(dg_f32_close(0.0f, -0.0f, 1), "signed zeros are neighbours");
-    CHECK(dg_f32_close(1.0f, nextafterf(1.0f, 2.0f), 1) && !dg_f32_close(1.0f, nextafterf(nextafterf(1.0f, 2.0f), 2.0f), 1), "one ulp");
-    CHECK(dg_f32_close(NAN, NAN, 1), "NaN == NaN with a tolerance");
-    CHECK(pc_bug_parse("awq-order") == PC_BUG_AWQ_ORDER && pc_bug_parse("nope") == -1, "bug ids parse");
+    pc_weight_compare c = {p, {PC_TOL_EXACT, 0, false}, compute};
+    if (pc_tolerance_parse(tol, &c.tol)) return false;
+    return pc_weight_close(&c, got, want);
+}
+
+/* The comparison certify makes (compare.h): tolerance, precision, the sign of zero. */
+static void test_compare(void)
+{
+    CHECK(close_at(PC_ROUND_F32, "exact", false, 1.0f, 1.0f), "equal");
+    CHECK(!close_at(PC_ROUND_F32, "exact", false, 0.0f, -0.0f), "signed zeros differ bit-exactly");
+    CHECK(close_at(PC_ROUND_F32, "exact", true, 0.0f, -0.0f), "compute depth: -0.0 answers +0.0");
+    CHECK(close_at(PC_ROUND_F32, "ulp:1", false, 0.0f, -0.0f), "signed zeros are neighbours");
+    CHECK(close_at(PC_ROUND_F32, "ulp:1", false, 1.0f, nextafterf(1.0f, 2.0f)) && !close_at(PC_ROUND_F32, "ulp:1", false, 1.0f, nextafterf(nextafterf(1.0f, 2.0f), 2.0f)), "one ulp");
+    CHECK(close_at(PC_ROUND_F32, "ulp:1", false, NAN, NAN), "NaN == NaN with a tolerance");
+    CHECK(close_at(PC_ROUND_F32, "abs:0.5", false, 1.0f, 1.4f) && !close_at(PC_ROUND_F32, "abs:0.5", false, 1.0f, 1.6f), "abs");
+    CHECK(close_at(PC_ROUND_F32, "rel:0.1", false, 10.0f, 10.9f) && !close_at(PC_ROUND_F32, "rel:0.01", false, 10.0f, 10.9f), "rel");
+    /* 1 + 2^-8 lies halfway between two bf16 values (1 and 1 + 2^-7): ties to even gives 1. */
+    float half_bf = 1.0f + ldexpf(1.0f, -8), above = 1.0f + ldexpf(1.0f, -8) + ldexpf(1.0f, -20);
+    CHECK(close_at(PC_ROUND_BF16, "exact", false, 1.0f, half_bf), "bf16: a tie rounds to even");
+    CHECK(!close_at(PC_ROUND_BF16, "exact", false, 1.0f + ldexpf(1.0f, -7), half_bf), "bf16: a tie never rounds up to odd");
+    CHECK(close_at(PC_ROUND_BF16, "exact", false, 1.0f + ldexpf(1.0f, -7), above), "bf16: above the tie rounds up");
+    CHECK(!close_at(PC_ROUND_BF16, "exact", false, half_bf, half_bf), "bf16: the unrounded f32 is not a bf16 answer");
+    CHECK(close_at(PC_ROUND_F16, "exact", false, INFINITY, 70000.0f), "f16: beyond 65504 rounds to inf");
+    CHECK(close_at(PC_ROUND_F16, "exact", false, ldexpf(1.0f, -24), ldexpf(1.0f, -24) * 1.4f), "f16: subnormal quantum 2^-24");
+    CHECK(close_at(PC_ROUND_F16, "exact", false, NAN, NAN), "f16: NaN answers NaN");
+    CHECK(close_at(PC_ROUND_BF16, "ulp:65536", false, 1.0f + ldexpf(1.0f, -7), 1.0f), "ulp counts f32 steps at any precision");
+    pc_depth d;
+    CHECK(!pc_depth_parse("compute", &d) && d == PC_DEPTH_COMPUTE && pc_depth_parse("deep", &d) == -1, "depth names");
 }
 
 /* Rows permuted without their scale rows: the simulation (row blocks 0 and 1 swapped) names itself,
@@ -260,16 +284,16 @@ static void test_rows_permuted(void)
         kept[i] = (float)c[i] * x.m.p.s[i];
         moved[i] = x.w[from];
     }
-    cJSON *d = dg_diagnose(&x.m, c, kept, 4, 0);
+    cJSON *d = dg_diagnose(&x.m, c, kept, 4, &exact);
     const char *bug = d ? cJSON_GetObjectItem(d, "bug")->valuestring : "(none)", *det = d ? cJSON_GetObjectItem(d, "detail")->valuestring : "";
     CHECK(!strcmp(bug, "rows-permuted-scales-kept"), "reversed rows, scales kept: diagnosis %s", bug);
     CHECK(strstr(det, "row 0 holds source row 7") != NULL, "the detail names the moved rows: %s", det);
     cJSON_Delete(d);
-    d = dg_diagnose(&x.m, c, moved, 4, 0);
+    d = dg_diagnose(&x.m, c, moved, 4, &exact);
     CHECK(!d || strcmp(cJSON_GetObjectItem(d, "bug")->valuestring, "rows-permuted-scales-kept"), "rows that took their scales are not scales-kept");
     cJSON_Delete(d);
     x.m.p.lay.row_block = 0;
-    d = dg_diagnose(&x.m, c, kept, 4, 0);
+    d = dg_diagnose(&x.m, c, kept, 4, &exact);
     CHECK(!d, "no row blocks, no row diagnosis");
     cJSON_Delete(d);
     /* The finder: identity first for duplicate rows, a missing row is no permutation. */
@@ -291,7 +315,7 @@ int main(void)
     test_ct_layout_and_pad();
     test_params_bugs();
     test_msb_first();
-    test_ulp();
+    test_compare();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

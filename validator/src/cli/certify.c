@@ -1,5 +1,5 @@
 /* packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--expect-fail FILE [--update-expect]]
- *                   [--timeout S] [--ulp N] [--jobs N] [--only SUBSTR]... [--name NAME] [--report FMT:PATH]...
+ *                   [--timeout S] [--tolerance T] [--depth D] [--jobs N] [--only SUBSTR]... [--name NAME] [--report FMT:PATH]...
  * packcheck certify --combine REPORT.json... [--report FMT:PATH]... */
 #include "cli.h"
 
@@ -18,7 +18,7 @@
 
 static const char *USAGE =
     "packcheck certify --reader 'CMD {input} {output}' [--corpus DIR] [--profile strict|compat] [--expect-fail FILE [--update-expect]]\n"
-    "                         [--timeout S] [--ulp N] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--case ID]... [--name NAME]\n"
+    "                         [--timeout S] [--tolerance T] [--depth D] [--jobs N] [--mem-limit MB] [--only SUBSTR]... [--case ID]... [--name NAME]\n"
     "                         [--workdir DIR] [--corpus-digest HEX] [--reader-user USER] [--eval-timeout S] [--report FMT:PATH]...\n"
     "                         [--container-only] [--layout L,...] [--format gguf|safetensors]\n"
     "                         [--isolation auto|landlock|namespace|none] [--reader-path DIR]... [--reader-env NAME[=VALUE]]...\n"
@@ -64,11 +64,17 @@ static void help(void)
            "Certify a third-party reader against a corpus (default: the bundled fixtures/). For every case the\n"
            "reader command runs under /bin/sh -c with {input} and {output} replaced by shell-quoted paths, in its\n"
            "own process group, two at a time. Exit 0 after writing the logical view (M.codes U8 and/or M.weight\n"
-           "F32, CONTRACT section 3) = accepted; exit 1 = refused; any other exit, a signal, or running past\n"
+           "F32 / BF16 / F16, CONTRACT section 3) = accepted; exit 1 = refused; any other exit, a signal, or running past\n"
            "--timeout (default 10 s; the whole process group is killed) = crash or timeout.\n\n"
            "Outcomes per case: pass, wrong-output (first differing index and the bug class it matches),\n"
-           "accepted-invalid, rejected-valid, crash, timeout. Codes are compared exactly, f32 weights\n"
-           "bit-exactly unless --ulp N.\n\n"
+           "accepted-invalid, rejected-valid, crash, timeout. Codes are compared exactly, weights bit-exactly at\n"
+           "the reader's precision: a BF16 or F16 M.weight against the logical view rounded once to that dtype\n"
+           "(to nearest, ties to even).\n\n"
+           "--tolerance T        exact (default), ulp:N, abs:X or rel:X: the stated bound for an activation-quantized\n"
+           "                     compute path (--ulp N is ulp:N); the report carries it and the largest ULP distance\n"
+           "--depth D            helper (default), loader or compute: where the reader's answer comes from (a\n"
+           "                     dequantisation helper, its loader's parameters, its own matmul on an identity\n"
+           "                     input); at compute depth -0.0 and +0.0 are the same answer\n"
            "--expect-fail FILE   lines \"<case-id> [<outcome>] [# reason]\": listed failures are expected; a listed\n"
            "                     case that passes (or is not in the corpus) is stale and fails the run\n"
            "--update-expect      rewrite FILE from this run (refused with --only: a partial run)\n"
@@ -247,7 +253,11 @@ static int certify_main(int argc, char **argv)
             o.timeout_s = d;
         } else if ((v = cli_value(argc, argv, &i, "--ulp"))) {
             if (parse_number(v, 0, 1 << 24, &d) || d != (unsigned)d) { rc = cli_usage(USAGE, "--ulp wants a whole number"); goto out; }
-            o.ulp = (unsigned)d;
+            o.tolerance = (pc_tolerance){PC_TOL_ULP, d, true};
+        } else if ((v = cli_value(argc, argv, &i, "--tolerance"))) {
+            if (pc_tolerance_parse(v, &o.tolerance)) { rc = cli_usage(USAGE, "--tolerance wants exact, ulp:N, abs:X or rel:X"); goto out; }
+        } else if ((v = cli_value(argc, argv, &i, "--depth"))) {
+            if (pc_depth_parse(v, &o.depth)) { rc = cli_usage(USAGE, "--depth wants helper, loader or compute"); goto out; }
         } else if ((v = cli_value(argc, argv, &i, "--jobs"))) {
             if (parse_number(v, 1, 64, &d) || d != (int)d) { rc = cli_usage(USAGE, "--jobs wants 1..64"); goto out; }
             o.jobs = (int)d;

@@ -312,7 +312,10 @@ static cJSON *doc_header(const certify_run *st)
     cJSON_AddStringToObject(doc, "corpus_version", st->c.version);
     cJSON *opts = cJSON_AddObjectToObject(doc, "options");
     cJSON_AddNumberToObject(opts, "timeout_s", o->timeout_s);
-    cJSON_AddNumberToObject(opts, "ulp", o->ulp);
+    cJSON_AddStringToObject(opts, "depth", pc_depth_name(o->depth));
+    cJSON_AddStringToObject(opts, "tolerance", pc_tolerance_str(&o->tolerance));
+    cJSON_AddStringToObject(opts, "precision_rule", "weights answered in bf16/f16 are compared with the logical view rounded once to that dtype (round to nearest, ties to even)");
+    cJSON_AddBoolToObject(opts, "zero_sign_compared", o->depth != PC_DEPTH_COMPUTE);
     cJSON_AddNumberToObject(opts, "jobs", o->jobs);
     cJSON_AddStringToObject(opts, "profile", o->profile ? o->profile : "strict");
     cJSON_AddBoolToObject(opts, "partial", o->nonly > 0);
@@ -379,14 +382,14 @@ static void count_valid(tally *t, const pc_case *k, int oc)
 }
 
 /* What the reader wrote, judged in a bounded child (bounded.h). */
-typedef struct eval_arg { const pc_case *k; const char *out; unsigned ulp; bool want_picture; } eval_arg;
+typedef struct eval_arg { const pc_case *k; const char *out; pc_weight_compare basis; bool want_picture; } eval_arg;
 
 static cJSON *eval_child(void *p)
 {
     const eval_arg *a = p;
     cJSON *ans = cJSON_CreateObject(), *extra = cJSON_CreateObject();
     pc_sb detail = {0};
-    int oc = pc_certify_check_output(a->k, a->out, a->ulp, a->want_picture, extra, &detail);
+    int oc = pc_certify_check_output(a->k, a->out, &a->basis, a->want_picture, extra, &detail);
     char *d = pc_sb_take(&detail);
     cJSON_AddNumberToObject(ans, "outcome", oc);
     cJSON_AddStringToObject(ans, "detail", d ? d : "");
@@ -400,7 +403,7 @@ static int evaluate_output(certify_run *st, size_t i, bool want_pic, cJSON *cj, 
     pc_case kc = st->c.cases[i]; /* the reference view comes from the verified private copy */
     kc.input = st->copy_inputs[i];
     kc.dir = st->copies[i].root;
-    eval_arg a = {&kc, st->outs[i], st->o->ulp, want_pic};
+    eval_arg a = {&kc, st->outs[i], {PC_ROUND_F32, st->o->tolerance, st->o->depth == PC_DEPTH_COMPUTE}, want_pic};
     char why[200];
     cJSON *ans = pc_run_bounded(eval_child, &a, st->o->eval_timeout_s > 0 ? st->o->eval_timeout_s : 60, why, sizeof why);
     if (!ans) { pc_sb_printf(detail, "packcheck's evaluation of the output %s", why); return O_WRONG; }
@@ -576,6 +579,23 @@ static int update_list(certify_run *st, cJSON *cases, tally *t, int *absorbed)
     return 0;
 }
 
+/* The precision(s) the reader answered in over all cases ("f32", "bf16", "bf16+f32", ...); absent
+ * when it wrote no weights (container-only, or codes only). */
+static void doc_precision(cJSON *doc, const cJSON *cases)
+{
+    static const char *const names[] = {"bf16", "f16", "f32"};
+    bool seen[3] = {false, false, false};
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases) {
+        const char *p = pc_json_str(c, "precision");
+        for (int i = 0; i < 3; i++) seen[i] |= strstr(p, names[i]) != NULL;
+    }
+    char buf[32] = "";
+    for (int i = 0; i < 3; i++)
+        if (seen[i]) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", *buf ? "+" : "", names[i]);
+    if (*buf) cJSON_AddStringToObject(doc, "precision", buf);
+}
+
 static cJSON *evaluate_all(certify_run *st, tally *t, int *exit_code)
 {
     cJSON *doc = doc_header(st);
@@ -586,6 +606,7 @@ static cJSON *evaluate_all(certify_run *st, tally *t, int *exit_code)
         cJSON_AddItemToArray(cases, evaluate_case(st, i, t, rules, fams));
     }
     doc_summary(st, doc, rules, fams, t);
+    doc_precision(doc, cases);
     cJSON_Delete(rules);
     cJSON_Delete(fams);
     int absorbed = 0;

@@ -4,6 +4,7 @@
 #define PC_CERTIFY_H
 
 #include "case_scope.h"
+#include "compare.h"
 #include "confine.h"
 
 #include <cjson/cJSON.h>
@@ -24,7 +25,8 @@ typedef struct pc_certify_opts {
     const char *expect_fail;    /* FILE or NULL */
     bool update_expect;         /* rewrite expect_fail from this (full) run */
     double timeout_s;           /* per case, wall clock (default 10) */
-    unsigned ulp;               /* f32 weights may differ by this many units in the last place */
+    pc_tolerance tolerance;     /* weights may differ by this much (default exact; compare.h) */
+    pc_depth depth;             /* what the reader's answer comes from; compute depth ignores the sign of zero */
     int jobs;                   /* readers run at once (default 2: the machine's cores) */
     unsigned long mem_limit_mb; /* RLIMIT_AS per reader, 0 = none */
     unsigned long fsize_limit_mb; /* RLIMIT_FSIZE per reader, 0 = none */

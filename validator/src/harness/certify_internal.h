@@ -24,9 +24,10 @@ cJSON *pc_certify_reader_json(const pc_certify_opts *o);
 /* certify_judge.c. The outcome of a reader's exit (its verdict against the case's), or -1 when it
  * accepted a case whose output must now be judged. */
 int pc_certify_classify(const pc_case *k, const pc_run *r, pc_profile prof, pc_sb *detail);
-/* Judge the output at out_path against the case: the outcome; first_diff, diagnosis and picture
- * go into c, the words into detail. */
-int pc_certify_check_output(const pc_case *k, const char *out_path, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail);
+/* Judge the output at out_path against the case: the outcome; first_diff, diagnosis, picture,
+ * precision and max_ulp go into c, the words into detail. basis: the tolerance and zero-sign rule
+ * (its precision is set per module from the output's dtype). */
+int pc_certify_check_output(const pc_case *k, const char *out_path, const pc_weight_compare *basis, bool want_picture, cJSON *c, pc_sb *detail);
 /* A case made to show a bug pattern (its picture is always wanted). */
 bool pc_certify_is_patterned(const pc_case *k);
 

@@ -71,6 +71,9 @@ typedef struct mod_check {
     cJSON *first_diff;    /* object or NULL */
     cJSON *diagnosis;     /* object or NULL */
     cJSON *picture;       /* object or NULL */
+    unsigned precisions;  /* bit per pc_round_t the reader answered weights in */
+    uint64_t max_ulp;     /* over differing weights, against the reference at the reader's precision */
+    bool weights_differ;
 } mod_check;
 
 static void add_problem(mod_check *mc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -140,11 +143,11 @@ static cJSON *coord_json(const dg_module *m, size_t i, uint64_t kcols)
 }
 
 /* Compare with the reference values: the first differing element. */
-static void first_difference(mod_check *mc, const dg_module *m, const uint8_t *gc, const float *gw, unsigned ulp)
+static void first_difference(mod_check *mc, const dg_module *m, const uint8_t *gc, const float *gw, const pc_weight_compare *cmp)
 {
     for (size_t i = 0; i < m->numel; i++) {
         bool dc = gc && gc[i] != m->codes[i];
-        bool dw = gw && !dg_f32_close(gw[i], m->weights[i], ulp);
+        bool dw = gw && !pc_weight_close(cmp, gw[i], m->weights[i]);
         if (!dc && !dw) continue;
         cJSON *d = cJSON_CreateObject();
         cJSON_AddStringToObject(d, "module", m->prefix);
@@ -154,7 +157,7 @@ static void first_difference(mod_check *mc, const dg_module *m, const uint8_t *g
         if (dc) { cJSON_AddNumberToObject(d, "expected", m->codes[i]); cJSON_AddNumberToObject(d, "got", gc[i]); }
         else {
             char e[40], g[40];
-            snprintf(e, sizeof e, "%.9g", (double)m->weights[i]);
+            snprintf(e, sizeof e, "%.9g", (double)pc_reference_at(cmp, m->weights[i]));
             snprintf(g, sizeof g, "%.9g", (double)gw[i]);
             cJSON_AddStringToObject(d, "expected", e);
             cJSON_AddStringToObject(d, "got", g);
@@ -166,12 +169,18 @@ static void first_difference(mod_check *mc, const dg_module *m, const uint8_t *g
         if (m->E > 1) snprintf(at, sizeof at, "[%llu, %llu, %llu]", (unsigned long long)(row / m->N), (unsigned long long)(row % m->N), (unsigned long long)(i % m->K));
         else snprintf(at, sizeof at, "[%llu, %llu]", (unsigned long long)row, (unsigned long long)(i % m->K));
         if (dc) add_problem(mc, "first difference: %s.codes%s: expected %u, got %u", m->prefix, at, m->codes[i], gc[i]);
-        else add_problem(mc, "first difference: %s.weight%s: expected %.9g, got %.9g", m->prefix, at, (double)m->weights[i], (double)gw[i]);
+        else add_problem(mc, "first difference: %s.weight%s: expected %.9g, got %.9g", m->prefix, at, (double)pc_reference_at(cmp, m->weights[i]), (double)gw[i]);
         return;
     }
 }
 
-typedef struct got_tensors { uint8_t *codes; float *weights; uint64_t k; bool codes_ok, weights_ok, transposed; } got_tensors;
+typedef struct got_tensors {
+    uint8_t *codes;
+    float *weights;          /* widened to f32 from the reader's dtype */
+    pc_round_t precision;    /* the dtype the reader wrote M.weight in */
+    uint64_t k;
+    bool codes_ok, weights_ok, transposed;
+} got_tensors;
 
 static bool hash_is(const void *p, size_t n, const char *want)
 {
@@ -235,6 +244,25 @@ static shape_kind shape_relation(const pc_tensor *t, const uint64_t *pin, int np
     return SHAPE_OTHER;
 }
 
+static bool weight_dtype_ok(pc_dtype d) { return d == PC_DT_F32 || d == PC_DT_BF16 || d == PC_DT_F16; }
+
+/* M.weight as f32 (data is consumed): bf16 and f16 widen exactly, so the comparison happens at the
+ * reader's precision against the reference rounded once to it (compare.h). */
+static float *widen_weights(const pc_tensor *t, void *data, pc_round_t *precision)
+{
+    *precision = t->dtype == PC_DT_BF16 ? PC_ROUND_BF16 : t->dtype == PC_DT_F16 ? PC_ROUND_F16 : PC_ROUND_F32;
+    if (*precision == PC_ROUND_F32) return data;
+    size_t n = (size_t)t->nbytes / 2;
+    float *w = malloc((n ? n : 1) * sizeof *w);
+    const uint8_t *h = data;
+    for (size_t i = 0; w && i < n; i++) {
+        uint16_t v = (uint16_t)(h[2 * i] | h[2 * i + 1] << 8);
+        w[i] = *precision == PC_ROUND_BF16 ? pc_bf16_to_f32(v) : pc_f16_to_f32(v);
+    }
+    free(data);
+    return w;
+}
+
 /* Read M.codes / M.weight of the output, checking dtype and declared shape before any byte. */
 static int read_got(mod_check *mc, const pc_input *out, const char *name, const cJSON *pin, got_tensors *g, bool *shape_pad)
 {
@@ -250,8 +278,10 @@ static int read_got(mod_check *mc, const pc_input *out, const char *name, const 
     for (int w = 0; w < 2; w++) {
         const pc_tensor *t = ts[w];
         if (!t) continue;
-        pc_dtype want = w ? PC_DT_F32 : PC_DT_U8;
-        if (t->dtype != want) { add_problem(mc, "%s: dtype %s, expected %s", t->name, pc_dtype_name(t->dtype), pc_dtype_name(want)); return -1; }
+        if (w ? !weight_dtype_ok(t->dtype) : t->dtype != PC_DT_U8) {
+            add_problem(mc, "%s: dtype %s, expected %s", t->name, pc_dtype_name(t->dtype), w ? "F32, BF16 or F16" : "U8");
+            return -1;
+        }
         shape_kind sk = shape_relation(t, d, nd);
         char gs[160], es[160];
         shape_str(gs, sizeof gs, t->shape, t->ndim);
@@ -266,9 +296,12 @@ static int read_got(mod_check *mc, const pc_input *out, const char *name, const 
         void *data = pc_tensor_load(t, t->nbytes);
         if (!data) { add_problem(mc, "%s: unreadable", t->name); return -1; }
         g->k = t->ndim ? t->shape[t->ndim - 1] : 1;
-        if (w) g->weights = data; else g->codes = data;
+        if (!w) g->codes = data;
         if (sk == SHAPE_SAME && !w) g->codes_ok = hash_is(data, (size_t)t->nbytes, pc_json_str(pin, "codes_sha256"));
-        if (sk == SHAPE_SAME && w) g->weights_ok = hash_is(data, (size_t)t->nbytes, pc_json_str(pin, "weight_f32_sha256"));
+        /* The pin is of f32 weights: an answer in another dtype is compared element by element. */
+        if (sk == SHAPE_SAME && w && t->dtype == PC_DT_F32) g->weights_ok = hash_is(data, (size_t)t->nbytes, pc_json_str(pin, "weight_f32_sha256"));
+        if (w && !(g->weights = widen_weights(t, data, &g->precision))) { add_problem(mc, "%s: out of memory", t->name); return -1; }
+        if (w) mc->precisions |= 1u << g->precision;
     }
     if (tc && tw && (tc->ndim != tw->ndim || memcmp(tc->shape, tw->shape, sizeof(uint64_t) * (size_t)tc->ndim))) {
         add_problem(mc, "module %s: codes and weight shapes differ", name);
@@ -302,7 +335,7 @@ static int transpose_back(got_tensors *g, const cJSON *pin)
     g->weights = w;
     g->k = K;
     g->codes_ok = c && hash_is(c, n, pc_json_str(pin, "codes_sha256"));
-    g->weights_ok = w && hash_is(w, n * 4, pc_json_str(pin, "weight_f32_sha256"));
+    g->weights_ok = w && g->precision == PC_ROUND_F32 && hash_is(w, n * 4, pc_json_str(pin, "weight_f32_sha256"));
     return 0;
 }
 
@@ -317,7 +350,7 @@ static cJSON *transposed_diagnosis(bool values_right)
 }
 
 /* A square module written in [in, out] order has the right shape: are its values the transpose? */
-static bool square_transposed(const dg_module *m, const uint8_t *gc, const float *gw, unsigned ulp)
+static bool square_transposed(const dg_module *m, const uint8_t *gc, const float *gw, const pc_weight_compare *cmp)
 {
     if (m->N != m->K || m->N < 2) return false;
     for (uint64_t e = 0; e < m->E; e++)
@@ -325,7 +358,7 @@ static bool square_transposed(const dg_module *m, const uint8_t *gc, const float
             for (uint64_t k = 0; k < m->K; k++) {
                 size_t a = (size_t)((e * m->N + r) * m->K + k), b = (size_t)((e * m->N + k) * m->K + r);
                 if (gc && gc[b] != m->codes[a]) return false;
-                if (gw && !dg_f32_close(gw[b], m->weights[a], ulp)) return false;
+                if (gw && !pc_weight_close(cmp, gw[b], m->weights[a])) return false;
             }
     return true;
 }
@@ -351,7 +384,23 @@ static int reference(ref_view *rv, const pc_case *k, const char *name, const cJS
     return 0;
 }
 
-static void check_module(mod_check *mc, ref_view *rv, const pc_case *k, const pc_input *out, const cJSON *pin, unsigned ulp, bool want_picture)
+/* Element by element at the reader's precision; the largest ULP distance of a differing element
+ * (finite pairs) is kept for the report: a rounding-sized difference reads differently from a bug. */
+static bool weights_differ(mod_check *mc, const pc_weight_compare *cmp, const float *got, const float *ref, size_t n)
+{
+    bool differ = false;
+    for (size_t i = 0; i < n; i++) {
+        if (pc_weight_close(cmp, got[i], ref[i])) continue;
+        differ = true;
+        float want = pc_reference_at(cmp, ref[i]);
+        uint64_t u = isnan(got[i]) || isnan(want) ? 0 : pc_ulp_distance(got[i], want);
+        if (u > mc->max_ulp) mc->max_ulp = u;
+    }
+    mc->weights_differ |= differ;
+    return differ;
+}
+
+static void check_module(mod_check *mc, ref_view *rv, const pc_case *k, const pc_input *out, const cJSON *pin, const pc_weight_compare *basis, bool want_picture)
 {
     const char *name = pin->string;
     got_tensors g;
@@ -363,16 +412,16 @@ static void check_module(mod_check *mc, ref_view *rv, const pc_case *k, const pc
     }
     bool codes_bad = g.codes && !g.codes_ok, weights_bad = g.weights && !g.weights_ok;
     if (!pad && !codes_bad && !weights_bad) { free(g.codes); free(g.weights); return; } /* the pins hold: pass */
-    /* Something differs (or --ulp asks for a value comparison): our reference view is needed. */
+    /* Something differs (or the answer is in another dtype, or a tolerance applies): our reference
+     * view is needed, compared at the reader's precision. */
+    pc_weight_compare cmp = *basis;
+    cmp.precision = g.precision;
     uint8_t *rc = NULL;
     float *rw = NULL;
     const pc_module *pm = NULL;
     char why[200] = "";
     bool have_ref = reference(rv, k, name, pin, &rc, &rw, &pm, why, sizeof why) == 0;
-    if (weights_bad && !pad && ulp && have_ref) {
-        weights_bad = false;
-        for (size_t i = 0; i < (size_t)pm->numel && !weights_bad; i++) weights_bad = !dg_f32_close(g.weights[i], rw[i], ulp);
-    }
+    if (weights_bad && !pad && have_ref) weights_bad = weights_differ(mc, &cmp, g.weights, rw, (size_t)pm->numel);
     dg_module dm;
     bool have_dm = false;
     if (!pad && !codes_bad && !weights_bad) goto done;
@@ -381,9 +430,9 @@ static void check_module(mod_check *mc, ref_view *rv, const pc_case *k, const pc
     else add_problem(mc, "module %s: %s%s%s differ from the corpus", name, codes_bad ? "codes" : "", codes_bad && weights_bad ? " and " : "", weights_bad ? "weights" : "");
     have_dm = have_ref && dg_module_load(rv->in, pm, rc, rw, &dm) == 0;
     if (!have_dm) { add_problem(mc, "no diagnosis: %s", have_ref ? "out of memory" : why); goto done; }
-    if (!pad && !mc->first_diff) first_difference(mc, &dm, g.codes, g.weights, ulp);
-    if (!mc->diagnosis && !pad && square_transposed(&dm, g.codes, g.weights, ulp)) mc->diagnosis = transposed_diagnosis(true);
-    if (!mc->diagnosis) mc->diagnosis = dg_diagnose(&dm, g.codes, g.weights, g.k, ulp);
+    if (!pad && !mc->first_diff) first_difference(mc, &dm, g.codes, g.weights, &cmp);
+    if (!mc->diagnosis && !pad && square_transposed(&dm, g.codes, g.weights, &cmp)) mc->diagnosis = transposed_diagnosis(true);
+    if (!mc->diagnosis) mc->diagnosis = dg_diagnose(&dm, g.codes, g.weights, g.k, &cmp);
     if (!mc->diagnosis && *dm.note) add_problem(mc, "diagnosis limited: %s", dm.note);
     if (want_picture && !mc->picture && g.k) mc->picture = picture(&dm, g.codes, g.weights, g.k);
 done:
@@ -437,15 +486,25 @@ static int header_too_big(const char *path, const cJSON *modules, uint64_t *len)
     return *len > HEADER_BASE + (uint64_t)HEADER_PER_MODULE * (uint64_t)cJSON_GetArraySize(modules);
 }
 
+/* The dtype(s) the reader answered weights in: "f32", "bf16", "f16", or "bf16+f32" when mixed. */
+static void add_precision(cJSON *c, unsigned set)
+{
+    char buf[32] = "";
+    static const pc_round_t order[] = {PC_ROUND_BF16, PC_ROUND_F16, PC_ROUND_F32};
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+        if (set & 1u << order[i]) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", *buf ? "+" : "", pc_precision_name(order[i]));
+    if (*buf) cJSON_AddStringToObject(c, "precision", buf);
+}
+
 /* An accepted case: is the output the corpus's logical view? Fills detail fields of c. */
-int pc_certify_check_output(const pc_case *k, const char *out_path, unsigned ulp, bool want_picture, cJSON *c, pc_sb *detail)
+int pc_certify_check_output(const pc_case *k, const char *out_path, const pc_weight_compare *basis, bool want_picture, cJSON *c, pc_sb *detail)
 {
     pc_ctx ocx;
     if (pc_ctx_init(&ocx, PC_PROFILE_STRICT)) return O_WRONG;
     int outcome = O_PASS;
     pc_input *out = NULL;
     ref_view rv = {0};
-    mod_check mc = {cJSON_CreateArray(), NULL, NULL, NULL};
+    mod_check mc = {cJSON_CreateArray(), NULL, NULL, NULL, 0, 0, false};
     struct stat ost;
     if (lstat(out_path, &ost)) { add_problem(&mc, "exit 0 but no output file"); goto done; }
     /* Every reader process is dead by now, so what is checked here is what gets opened. */
@@ -462,7 +521,7 @@ int pc_certify_check_output(const pc_case *k, const char *out_path, unsigned ulp
         goto done;
     }
     const cJSON *pin;
-    cJSON_ArrayForEach(pin, cJSON_GetObjectItem(k->expect, "modules")) check_module(&mc, &rv, k, out, pin, ulp, want_picture);
+    cJSON_ArrayForEach(pin, cJSON_GetObjectItem(k->expect, "modules")) check_module(&mc, &rv, k, out, pin, basis, want_picture);
     extra_tensors(&mc, out, cJSON_GetObjectItem(k->expect, "modules"));
 done:
     if (cJSON_GetArraySize(mc.problems)) {
@@ -476,6 +535,8 @@ done:
     if (mc.first_diff) cJSON_AddItemToObject(c, "first_diff", mc.first_diff);
     if (mc.diagnosis) cJSON_AddItemToObject(c, "diagnosis", mc.diagnosis);
     if (mc.picture) cJSON_AddItemToObject(c, "picture", mc.picture);
+    add_precision(c, mc.precisions);
+    if (mc.weights_differ) cJSON_AddNumberToObject(c, "max_ulp", (double)mc.max_ulp);
     cJSON_Delete(mc.problems);
     ref_close(&rv);
     pc_input_free(out);

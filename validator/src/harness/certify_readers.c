@@ -87,6 +87,11 @@ static void annotate_row(cJSON *row, const cJSON *m, const cJSON *cert)
     cJSON_AddItemToObject(row, "claims", cJSON_IsArray(cl) ? cJSON_Duplicate(cl, 1) : cJSON_CreateArray());
     bool co = cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(cert, "options"), "container_only"));
     cJSON_AddStringToObject(row, "mode", co ? "container-only" : "decode");
+    /* Where the answer comes from and the dtype it was given in (CONTRACT 5): part of every cell. */
+    const cJSON *opts = cJSON_GetObjectItem(cert, "options");
+    cJSON_AddStringToObject(row, "depth", *pc_json_str(opts, "depth") ? pc_json_str(opts, "depth") : "helper");
+    cJSON_AddStringToObject(row, "precision", co ? "none" : *pc_json_str(cert, "precision") ? pc_json_str(cert, "precision") : "f32");
+    if (*pc_json_str(opts, "tolerance") && strcmp(pc_json_str(opts, "tolerance"), "exact")) cJSON_AddStringToObject(row, "tolerance", pc_json_str(opts, "tolerance"));
     if (m && *pc_json_str(m, "findings")) cJSON_AddStringToObject(row, "findings", pc_json_str(m, "findings"));
     cJSON_AddStringToObject(row, "certificate", path);
     cJSON_AddStringToObject(row, "certificate_sha256", hex);

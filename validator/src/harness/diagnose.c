@@ -54,19 +54,9 @@ static float weight_of(const dg_module *m, size_t i, int v, float s, int zq)
 
 float dg_weight(const dg_module *m, size_t i, int v) { return weight_of(m, i, v, m->p.s[i], m->p.zq[i]); }
 
-bool dg_f32_close(float a, float b, unsigned ulp)
+static bool same_bits(float a, float b)
 {
-    uint32_t ua, ub;
-    memcpy(&ua, &a, 4);
-    memcpy(&ub, &b, 4);
-    if (ua == ub) return true;
-    if (!ulp) return false;
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    /* Map to a monotonic integer line so that -0 and +0 are neighbours. */
-    int64_t ia = ua & 0x80000000u ? -(int64_t)(ua & 0x7fffffffu) : (int64_t)ua;
-    int64_t ib = ub & 0x80000000u ? -(int64_t)(ub & 0x7fffffffu) : (int64_t)ub;
-    int64_t d = ia > ib ? ia - ib : ib - ia;
-    return d <= (int64_t)ulp;
+    return !memcmp(&a, &b, sizeof a);
 }
 
 /* ---- loading a module ---- */
@@ -75,7 +65,7 @@ bool dg_f32_close(float a, float b, unsigned ulp)
 static bool params_reproduce(dg_module *m)
 {
     for (size_t i = 0; i < m->numel; i++)
-        if (!dg_f32_close(weight_of(m, i, m->codes[i], m->p.s[i], m->p.zq[i]), m->weights[i], 0)) {
+        if (!same_bits(weight_of(m, i, m->codes[i], m->p.s[i], m->p.zq[i]), m->weights[i])) {
             snprintf(m->note, sizeof m->note, "re-derived weights differ from the reference at element %zu", i);
             return false;
         }
@@ -409,7 +399,7 @@ static bool same_as_reference(const dg_module *m, const dg_out *o)
     if (memcmp(o->codes, m->codes, m->numel)) return false;
     if (!o->weights) return true;
     for (size_t i = 0; i < m->numel; i++)
-        if (!dg_f32_close(o->weights[i], m->weights[i], 0)) return false;
+        if (!same_bits(o->weights[i], m->weights[i])) return false;
     return true;
 }
 
@@ -439,7 +429,7 @@ int dg_simulate(const dg_module *m, pc_bug b, int variant, dg_out *out)
 /* Does the reader's output equal the simulation? Outputs of another width are compared on the
  * columns both have: a padded width keeps the logical columns first, and a reader of the wrong
  * stream layout whose packed width holds fewer columns than weight_shape says truncates (0.17's slice). */
-static bool matches(const dg_module *m, pc_bug b, const dg_out *o, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *weights_checked)
+static bool matches(const dg_module *m, pc_bug b, const dg_out *o, const uint8_t *gc, const float *gw, uint64_t got_k, const pc_weight_compare *cmp, bool *weights_checked)
 {
     bool narrower = dg_bugs[b].sim == DG_SIM_STREAM_ALT && got_k < o->K && got_k > 0;
     if (o->K != got_k && !narrower) return false;
@@ -449,7 +439,7 @@ static bool matches(const dg_module *m, pc_bug b, const dg_out *o, const uint8_t
         for (uint64_t k = 0; k < kc; k++) {
             size_t i = (size_t)(r * got_k + k), j = (size_t)(r * o->K + k);
             if (gc && gc[i] != o->codes[j]) return false;
-            if (gw && o->weights && !dg_f32_close(gw[i], o->weights[j], ulp)) return false;
+            if (gw && o->weights && !pc_weight_close(cmp, gw[i], o->weights[j])) return false;
         }
     if (gw && !o->weights && !gc) return false; /* nothing could be compared */
     *weights_checked = gw && o->weights;
@@ -460,7 +450,7 @@ static bool matches(const dg_module *m, pc_bug b, const dg_out *o, const uint8_t
  * the simulation's one swap: the output's codes are any non-identity permutation of the reference's
  * rows (per expert), and each output weight is its code dequantized with the parameters of its own
  * position. The moved ranges go into `ranges`. */
-static bool rows_kept_match(const dg_module *m, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *wchk, char *ranges, size_t n)
+static bool rows_kept_match(const dg_module *m, const uint8_t *gc, const float *gw, uint64_t got_k, const pc_weight_compare *cmp, bool *wchk, char *ranges, size_t n)
 {
     *wchk = false;
     if (!m->p.lay.row_block || !gc || got_k != m->K) return false;
@@ -468,7 +458,7 @@ static bool rows_kept_match(const dg_module *m, const uint8_t *gc, const float *
     if (pc_row_perm_find(m->codes, gc, m->E, m->N, m->K, &p)) return false;
     bool hit = p.moved > 0;
     if (hit && gw && m->p.s) {
-        for (size_t i = 0; i < m->numel && hit; i++) hit = dg_f32_close(gw[i], dg_weight(m, i, gc[i]), ulp);
+        for (size_t i = 0; i < m->numel && hit; i++) hit = pc_weight_close(cmp, gw[i], dg_weight(m, i, gc[i]));
         *wchk = hit;
     }
     if (hit) pc_row_perm_ranges(&p, ranges, n);
@@ -478,14 +468,14 @@ static bool rows_kept_match(const dg_module *m, const uint8_t *gc, const float *
 
 /* Does bug b (direction v) explain the output? Row permutations by row matching, the rest by
  * simulation. Returns 1 yes, 0 no, -1 out of memory. */
-static int explains(const dg_module *m, pc_bug b, int v, const uint8_t *gc, const float *gw, uint64_t got_k, unsigned ulp, bool *wchk, char *ranges, size_t n)
+static int explains(const dg_module *m, pc_bug b, int v, const uint8_t *gc, const float *gw, uint64_t got_k, const pc_weight_compare *cmp, bool *wchk, char *ranges, size_t n)
 {
     *ranges = 0;
-    if (dg_bugs[b].sim == DG_SIM_ROW_SWAP && gc) return rows_kept_match(m, gc, gw, got_k, ulp, wchk, ranges, n); /* weights only: the simulation's swap */
+    if (dg_bugs[b].sim == DG_SIM_ROW_SWAP && gc) return rows_kept_match(m, gc, gw, got_k, cmp, wchk, ranges, n); /* weights only: the simulation's swap */
     dg_out o;
     int rc = dg_simulate(m, b, v, &o);
     if (rc) return rc < 0 ? -1 : 0;
-    bool hit = matches(m, b, &o, gc, gw, got_k, ulp, wchk);
+    bool hit = matches(m, b, &o, gc, gw, got_k, cmp, wchk);
     dg_out_free(&o);
     return hit;
 }
@@ -510,14 +500,14 @@ static cJSON *new_diagnosis(pc_bug b, int v, bool codes, bool weights, bool wchk
 
 /* Every bug (and direction) whose simulation equals the reader's output: the first is named, the
  * others listed, since on some shapes two bugs write the same thing. */
-cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *got_weights, uint64_t got_k, unsigned ulp)
+cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *got_weights, uint64_t got_k, const pc_weight_compare *cmp)
 {
     cJSON *d = NULL;
     char ranges[400];
     for (int b = 0; b < PC_BUG_COUNT; b++)
         for (int v = 0; v < pc_bug_variants((pc_bug)b); v++) {
             bool wchk;
-            int hit = explains(m, (pc_bug)b, v, got_codes, got_weights, got_k, ulp, &wchk, ranges, sizeof ranges);
+            int hit = explains(m, (pc_bug)b, v, got_codes, got_weights, got_k, cmp, &wchk, ranges, sizeof ranges);
             if (hit < 0) return d;
             if (!hit) continue;
             if (!d) { d = new_diagnosis((pc_bug)b, v, got_codes, got_weights, wchk, ranges); continue; }

@@ -12,6 +12,7 @@
 #ifndef PC_DIAGNOSE_H
 #define PC_DIAGNOSE_H
 
+#include "compare.h"
 #include "formats/format.h"
 
 #include <cjson/cJSON.h>
@@ -104,12 +105,9 @@ void dg_out_free(dg_out *o);
 /* The weight of code v at element i under m's own parameters (m->p.s must be set). */
 float dg_weight(const dg_module *m, size_t i, int v);
 
-/* f32 equality: bit-exact when ulp == 0, else within ulp units in the last place (NaN == NaN). */
-bool dg_f32_close(float a, float b, unsigned ulp);
-
 /* Which bug explains a reader's output for module m? got_codes / got_weights may be NULL (the
  * reader wrote only one); got_k is the output's column count. Returns {"bug", "title", "detail"}
  * or NULL when no known bug matches; "also" lists other bugs that would write the same output. */
-cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *got_weights, uint64_t got_k, unsigned ulp);
+cJSON *dg_diagnose(const dg_module *m, const uint8_t *got_codes, const float *got_weights, uint64_t got_k, const pc_weight_compare *cmp);
 
 #endif

@@ -35,73 +35,6 @@ typedef struct eq_run {
     const pc_format *map; /* the format declaring the pair's module correspondence, or NULL */
 } eq_run;
 
-/* ---- tolerance ---- */
-
-int pc_tolerance_parse(const char *s, pc_tolerance *t)
-{
-    static const struct { const char *pfx; pc_tol_kind kind; } k[] = {{"ulp:", PC_TOL_ULP}, {"abs:", PC_TOL_ABS}, {"rel:", PC_TOL_REL}};
-    memset(t, 0, sizeof *t);
-    t->given = true;
-    if (!strcmp(s, "exact") || !strcmp(s, "0")) return 0;
-    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
-        size_t n = strlen(k[i].pfx);
-        if (strncmp(s, k[i].pfx, n)) continue;
-        char *end = NULL;
-        double v = strtod(s + n, &end);
-        if (end == s + n || *end || !isfinite(v) || v < 0) return -1;
-        if (k[i].kind == PC_TOL_ULP && (v != floor(v) || v > 2147483647.0)) return -1;
-        t->kind = k[i].kind;
-        t->value = v;
-        return 0;
-    }
-    return -1;
-}
-
-const char *pc_tolerance_str(const pc_tolerance *t)
-{
-    static char buf[64];
-    switch (t->kind) {
-    case PC_TOL_ULP: snprintf(buf, sizeof buf, "ulp:%.0f", t->value); break;
-    case PC_TOL_ABS: snprintf(buf, sizeof buf, "abs:%g", t->value); break;
-    case PC_TOL_REL: snprintf(buf, sizeof buf, "rel:%g", t->value); break;
-    default: snprintf(buf, sizeof buf, "exact"); break;
-    }
-    return buf;
-}
-
-static uint32_t f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-/* Floats in the integer order of their values (+0 and -0 both map to 0): ULP distance is a
- * difference of these. */
-static int64_t f32_ordered(float f)
-{
-    uint32_t u = f32_bits(f);
-    return (u & 0x80000000u) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
-}
-
-static uint64_t ulp_distance(float a, float b)
-{
-    int64_t d = f32_ordered(a) - f32_ordered(b);
-    return (uint64_t)(d < 0 ? -d : d);
-}
-
-static bool within(const pc_tolerance *t, float a, float b)
-{
-    if (f32_bits(a) == f32_bits(b)) return true;
-    if (isnan(a) || isnan(b)) return false;
-    switch (t->kind) {
-    case PC_TOL_ULP: return ulp_distance(a, b) <= (uint64_t)t->value;
-    case PC_TOL_ABS: return fabs((double)a - (double)b) <= t->value;
-    case PC_TOL_REL: return fabs((double)a - (double)b) <= t->value * fmax(fabs((double)a), fabs((double)b));
-    default: return false;
-    }
-}
-
 /* ---- step 2: a format's own contract for a converted pair (pc_format.pair_*) ---- */
 
 /* The format whose pair contract applies to (source, target), or NULL. */
@@ -173,14 +106,14 @@ static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, con
             index_str(b, i, at, sizeof at);
             pc_report(&r->ecx, "EQ-002", b->prefix, -1, "code %s is %u in %s, %u in %s", at, ca[si], r->s[0].label, cb[i], r->s[1].label);
         }
-        uint64_t u = ulp_distance(wa[si], wb[i]);
+        uint64_t u = pc_ulp_distance(wa[si], wb[i]);
         double d = fabs((double)wa[si] - (double)wb[i]);
         if (u > max_ulp) max_ulp = u;
         if (d > max_abs) max_abs = d;
-        if (!within(&r->tol, wa[si], wb[i]) && w_diffs++ == 0) {
+        if (!pc_tolerance_within(&r->tol, wa[si], wb[i]) && w_diffs++ == 0) {
             index_str(b, i, at, sizeof at);
             pc_report(&r->ecx, "EQ-003", b->prefix, -1, "weight %s is %.9g (0x%08x) in %s, %.9g (0x%08x) in %s: %llu ULP apart, tolerance %s",
-                      at, (double)wa[si], f32_bits(wa[si]), r->s[0].label, (double)wb[i], f32_bits(wb[i]), r->s[1].label,
+                      at, (double)wa[si], pc_f32_bits(wa[si]), r->s[0].label, (double)wb[i], pc_f32_bits(wb[i]), r->s[1].label,
                       (unsigned long long)u, pc_tolerance_str(&r->tol));
         }
     }
@@ -192,7 +125,7 @@ static void compare_views(eq_run *r, const pc_module *a, const pc_module *b, con
     /* A row-permuting converter? Asked of views of one shape (a plain rename at most: a split's
      * rows are already placed by its map). */
     bool same_rows = !ref || (ref->first_row == 0 && ref->row_stride == 1 && a->numel == b->numel);
-    if (code_diffs && same_rows) pc_equiv_rows(r->s[0].in, a, ca, wa, cb, wb, within, &r->tol, js);
+    if (code_diffs && same_rows) pc_equiv_rows(r->s[0].in, a, ca, wa, cb, wb, &r->tol, js);
 out:
     free(ca); free(cb); free(wa); free(wb);
 }

@@ -8,22 +8,10 @@
 #ifndef PC_EQUIV_H
 #define PC_EQUIV_H
 
+#include "compare.h"
 #include "packcheck_internal.h"
 
 #include <cjson/cJSON.h>
-
-typedef enum { PC_TOL_EXACT = 0, PC_TOL_ULP, PC_TOL_ABS, PC_TOL_REL } pc_tol_kind;
-
-typedef struct pc_tolerance {
-    pc_tol_kind kind;
-    double value;   /* ULPs (integer), or the absolute / relative bound */
-    bool given;     /* stated by the user; otherwise the pair's default applies */
-} pc_tolerance;
-
-/* "exact", "ulp:N", "abs:X" or "rel:X". Returns 0, or -1 when malformed. */
-int pc_tolerance_parse(const char *s, pc_tolerance *t);
-/* The canonical text of a tolerance ("ulp:4"), in a static buffer. */
-const char *pc_tolerance_str(const pc_tolerance *t);
 
 enum { PC_EQUIV_EQUAL = 0, PC_EQUIV_DIFFER = 1, PC_EQUIV_ERROR = 2 };
 

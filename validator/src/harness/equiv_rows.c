@@ -148,13 +148,13 @@ static void add_diagnosis(cJSON *js, const char *bug, const char *title, const c
 }
 
 /* Do the target's weights follow its rows (wb row r == wa row from[r])? */
-static bool weights_moved(const pc_row_perm *p, const float *wa, const float *wb, bool (*close)(const pc_tolerance *, float, float), const pc_tolerance *tol)
+static bool weights_moved(const pc_row_perm *p, const float *wa, const float *wb, const pc_tolerance *tol)
 {
     for (uint64_t e = 0; e < p->E; e++)
         for (uint64_t n = 0; n < p->N; n++) {
             const float *b = wb + (e * p->N + n) * p->K, *a = wa + (e * p->N + p->from[e * p->N + n]) * p->K;
             for (uint64_t k = 0; k < p->K; k++)
-                if (!close(tol, a[k], b[k])) return false;
+                if (!pc_tolerance_within(tol, a[k], b[k])) return false;
         }
     return true;
 }
@@ -162,7 +162,7 @@ static bool weights_moved(const pc_row_perm *p, const float *wa, const float *wb
 /* Are the target's weights its (moved) codes under the source's parameters at the same position? 1 yes,
  * 0 no, -1 the parameters are not re-derivable (why in note). */
 static int scales_kept(const pc_input *src, const pc_module *m, const uint8_t *ca, const float *wa, const uint8_t *cb, const float *wb,
-                       bool (*close)(const pc_tolerance *, float, float), const pc_tolerance *tol, char *note, size_t nn)
+                       const pc_tolerance *tol, char *note, size_t nn)
 {
     dg_module dm;
     if (dg_module_load(src, m, ca, wa, &dm)) { snprintf(note, nn, "out of memory"); return -1; }
@@ -171,14 +171,14 @@ static int scales_kept(const pc_input *src, const pc_module *m, const uint8_t *c
     else {
         rc = 1;
         for (size_t i = 0; i < dm.numel && rc; i++)
-            if (!close(tol, dg_weight(&dm, i, cb[i]), wb[i])) rc = 0;
+            if (!pc_tolerance_within(tol, dg_weight(&dm, i, cb[i]), wb[i])) rc = 0;
     }
     dg_module_free(&dm);
     return rc;
 }
 
 void pc_equiv_rows(const pc_input *src, const pc_module *m, const uint8_t *ca, const float *wa, const uint8_t *cb, const float *wb,
-                   bool (*close)(const pc_tolerance *, float, float), const pc_tolerance *tol, cJSON *js)
+                   const pc_tolerance *tol, cJSON *js)
 {
     if (m->ndim < 2 || m->ndim > 3) return;
     uint64_t E = m->ndim == 3 ? m->shape[0] : 1, N = m->shape[m->ndim - 2], K = m->shape[m->ndim - 1];
@@ -194,12 +194,12 @@ void pc_equiv_rows(const pc_input *src, const pc_module *m, const uint8_t *ca, c
     int n = snprintf(detail, sizeof detail, "the target's codes are the source's with rows permuted: %s (%llu of %llu rows moved%s); ", ranges,
                      (unsigned long long)p.moved, (unsigned long long)(E * N), group);
     size_t at = n > 0 && (size_t)n < sizeof detail ? (size_t)n : strlen(detail);
-    if (weights_moved(&p, wa, wb, close, tol)) {
+    if (weights_moved(&p, wa, wb, tol)) {
         snprintf(detail + at, sizeof detail - at, "their weights moved with them (scale rows permuted too): a reader must undo the permutation, "
                  "and the pair still differs since equiv compares positions (CONTRACT 7)");
         add_diagnosis(js, "rows-permuted", k_moved_title, detail);
     } else {
-        int kept = scales_kept(src, m, ca, wa, cb, wb, close, tol, note, sizeof note);
+        int kept = scales_kept(src, m, ca, wa, cb, wb, tol, note, sizeof note);
         if (kept == 0) {
             snprintf(detail + at, sizeof detail - at, "but the weights follow neither the rows nor the scales left in place");
             cJSON_AddStringToObject(js, "diagnosis_note", detail);

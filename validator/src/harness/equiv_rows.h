@@ -37,11 +37,11 @@ uint64_t pc_row_perm_group(const pc_row_perm *p);
 
 /* equiv's diagnosis for module m whose codes differ: when the target's rows (cb, wb) are a
  * permutation of the source's (ca, wa), add "diagnosis" {"bug", "title", "detail"} to js:
- * `rows-permuted` when the weights moved with the rows (close() under tol), or
+ * `rows-permuted` when the weights moved with the rows (within tol), or
  * `rows-permuted-scales-kept` when they did not (checked against the source's own per-element
  * parameters when the format re-derives them: each target weight is its moved code dequantized with
  * the scale left at its position). src is the source input, for those parameters. */
 void pc_equiv_rows(const pc_input *src, const pc_module *m, const uint8_t *ca, const float *wa, const uint8_t *cb, const float *wb,
-                   bool (*close)(const pc_tolerance *, float, float), const pc_tolerance *tol, cJSON *js);
+                   const pc_tolerance *tol, cJSON *js);
 
 #endif

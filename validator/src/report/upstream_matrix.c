@@ -104,11 +104,14 @@ void pc_upstream_md(pc_sb *b, const cJSON *doc)
                     "expected failures (each with its cause below); **bold** = unexpected failures; `-` = a family the reader\n"
                     "does not claim. `container-only` readers verify files but decode no quantization: their verdicts are\n"
                     "compared, no logical view is asked for. `corpus` = the first 8 hex digits of the MANIFEST.sha256 digest\n"
-                    "the reader was certified against (rows differ when a reader was not re-certified after the corpus changed).\n\n"
-                    "| reader | version | language | mode | claims | corpus | verdict | pass |",
+                    "the reader was certified against (rows differ when a reader was not re-certified after the corpus changed).\n"
+                    "`depth` = where the answer comes from (`helper`: a dequantisation function; `loader`: the parameters its\n"
+                    "loading code built; `compute`: its own matmul on an identity input); `precision` = the dtype it answered in\n"
+                    "(bf16/f16 answers are compared with the logical view rounded once to that dtype, ties to even).\n\n"
+                    "| reader | version | language | mode | depth | precision | claims | corpus | verdict | pass |",
                  pc_json_str(doc, "manifest_sha256"), pc_json_str(doc, "packcheck_version"));
     cJSON_ArrayForEach(f, fams) pc_sb_printf(b, " %s |", f->valuestring);
-    pc_sb_puts(b, "\n|---|---|---|---|---|---|---|---|");
+    pc_sb_puts(b, "\n|---|---|---|---|---|---|---|---|---|---|");
     cJSON_ArrayForEach(f, fams) pc_sb_puts(b, "---|");
     pc_sb_puts(b, "\n");
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "readers")) {
@@ -121,7 +124,8 @@ void pc_upstream_md(pc_sb *b, const cJSON *doc)
         pc_sb_md(b, pc_json_str(r, "version"));
         pc_sb_puts(b, " | ");
         pc_sb_md(b, pc_json_str(r, "language"));
-        pc_sb_printf(b, " | %s | ", pc_json_str(r, "mode"));
+        pc_sb_printf(b, " | %s | %s | %s%s%s | ", pc_json_str(r, "mode"), pc_json_str(r, "depth"), pc_json_str(r, "precision"),
+                     *pc_json_str(r, "tolerance") ? ", " : "", pc_json_str(r, "tolerance"));
         claims_text(b, r, false);
         pc_sb_printf(b, " | `%.8s`%s | %s%s | %.0f/%.0f |", pc_json_str(r, "manifest_sha256"), cJSON_IsTrue(cJSON_GetObjectItem(r, "stale")) ? " **stale**" : "",
                      cJSON_IsTrue(cJSON_GetObjectItem(r, "certified")) ? "certified" : "**not certified**",
@@ -165,7 +169,7 @@ void pc_upstream_html(pc_sb *b, const cJSON *doc)
     const cJSON *r, *f, *fams = cJSON_GetObjectItem(doc, "families");
     pc_sb_puts(b, "<h2>Results</h2>\n<p>cases passed / cases exercising the family (expected failures counted, each with its cause "
                   "below); &ldquo;&ndash;&rdquo; = not claimed; a container-only reader's verdicts are compared, no view asked for</p>\n"
-                  "<table id=\"results\"><tr><th>reader</th><th>version</th><th>language</th><th>mode</th><th>claims</th><th>corpus</th><th>verdict</th><th>pass</th>");
+                  "<table id=\"results\"><tr><th>reader</th><th>version</th><th>language</th><th>mode</th><th>depth</th><th>precision</th><th>claims</th><th>corpus</th><th>verdict</th><th>pass</th>");
     cJSON_ArrayForEach(f, fams) pc_sb_printf(b, "<th>%s</th>", f->valuestring);
     pc_sb_puts(b, "</tr>\n");
     int ri = 0;
@@ -180,7 +184,10 @@ void pc_upstream_html(pc_sb *b, const cJSON *doc)
         pc_sb_xml(b, pc_json_str(r, "version"));
         pc_sb_puts(b, "</td><td>");
         pc_sb_xml(b, pc_json_str(r, "language"));
-        pc_sb_printf(b, "</td><td class=\"mode\">%s</td><td>", pc_json_str(r, "mode"));
+        pc_sb_printf(b, "</td><td class=\"mode\">%s</td><td>%s</td><td>%s%s", pc_json_str(r, "mode"), pc_json_str(r, "depth"), pc_json_str(r, "precision"),
+                     *pc_json_str(r, "tolerance") ? ", " : "");
+        pc_sb_xml(b, pc_json_str(r, "tolerance"));
+        pc_sb_puts(b, "</td><td>");
         claims_text(b, r, true);
         bool stale = cJSON_IsTrue(cJSON_GetObjectItem(r, "stale"));
         pc_sb_printf(b, "</td><td class=\"%s\"><code>%.8s</code>%s</td><td class=\"%s\">%s%s</td><td>%.0f/%.0f</td>", stale ? "old-corpus" : "",

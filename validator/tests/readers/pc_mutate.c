@@ -13,12 +13,19 @@
  *   pc_mutate squeeze-cut INPUT VIEW squeezed and the last column of every row dropped ([4, 255]: wrong)
  *   pc_mutate bigdecl INPUT VIEW     VIEW replaced by a sparse file whose header declares the first
  *                                    module's codes 1 GiB wide (hostile: certify must not allocate it)
+ *   pc_mutate bf16 INPUT VIEW        weights written BF16, rounded to nearest even, as an engine answers
+ *   pc_mutate f16 INPUT VIEW         weights written F16, rounded to nearest even
+ *   pc_mutate bf16-trunc INPUT VIEW  weights written BF16 by dropping 16 bits (rounded toward zero: wrong)
+ *   pc_mutate unsigned-zero INPUT VIEW  every -0.0 weight written +0.0, as an accumulating matmul gives it
  *
  * The bug simulations are diagnose.c's, so a mutant is exactly what diagnosis names. */
 #include "container/safetensors.h"
 #include "core/util.h"
 #include "harness/diagnose.h"
 #include "harness/logical.h"
+#include "kernels/fast/round.h"
+
+#include <math.h>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,6 +36,10 @@
 #define VIEW_LIMIT (1ull << 32)
 
 typedef struct out_mod { char *cname, *wname; uint64_t shape[3]; int ndim; uint8_t *codes; float *weights; size_t n; } out_mod;
+
+/* How the weights are written: F32 as read, or narrowed the way a bf16/f16 reader answers. */
+typedef enum { W_F32, W_BF16, W_F16, W_BF16_TRUNC } weight_form;
+static weight_form form = W_F32;
 
 static int cmp_prefix(const void *a, const void *b)
 {
@@ -58,16 +69,40 @@ static int write_view(const char *path, out_mod *mods, size_t n)
             if (w && !mods[i].weights) continue;
             st_out_tensor *o = &t[k++];
             o->name = w ? mods[i].wname : mods[i].cname;
-            o->dtype = w ? PC_DT_F32 : PC_DT_U8;
+            o->dtype = !w ? PC_DT_U8 : form == W_F32 ? PC_DT_F32 : form == W_F16 ? PC_DT_F16 : PC_DT_BF16;
             o->ndim = mods[i].ndim;
             memcpy(o->shape, mods[i].shape, sizeof mods[i].shape);
             o->data = w ? (const void *)mods[i].weights : (const void *)mods[i].codes;
-            o->nbytes = mods[i].n * (w ? 4 : 1);
+            o->nbytes = mods[i].n * (!w ? 1 : form == W_F32 ? 4 : 2);
         }
     }
     int rc = st_write_file(path, t, k);
     free(t);
     return rc;
+}
+
+/* f16 bits of x, which must be an f16 value already (widened exactly). */
+static uint16_t f16_bits(float x)
+{
+    uint16_t sign = signbit(x) ? 0x8000 : 0;
+    float a = fabsf(x);
+    if (isnan(x)) return 0x7e00;
+    if (isinf(x)) return (uint16_t)(sign | 0x7c00);
+    if (a < 0x1p-14f) return (uint16_t)(sign | (uint16_t)(a * 0x1p24f)); /* subnormal: multiples of 2^-24 */
+    int e;
+    float m = frexpf(a, &e); /* a = m 2^e, m in [0.5, 1) */
+    return (uint16_t)(sign | (uint16_t)((e + 14) << 10) | (uint16_t)((m * 2.0f - 1.0f) * 1024.0f));
+}
+
+/* Narrow a module's f32 weights in place to 16-bit words (the first half of the array holds them). */
+static void narrow_weights(out_mod *o)
+{
+    uint16_t *h = (uint16_t *)o->weights;
+    for (size_t i = 0; i < o->n; i++) {
+        float x = o->weights[i];
+        uint16_t v = form == W_BF16_TRUNC ? (uint16_t)(pc_bits_of(x) >> 16) : form == W_BF16 ? (uint16_t)(pc_bits_of(pc_round_bf16(x)) >> 16) : f16_bits(pc_round_f16(x));
+        memcpy(&h[i], &v, 2); /* h[i] lies at or before x's own slot: never read again */
+    }
 }
 
 /* [E,] N, K -> [E,] K, N, in place of the module's arrays. */
@@ -137,8 +172,9 @@ int main(int argc, char **argv)
     }
     if (argc != 4) { fprintf(stderr, "usage: pc_mutate BUG|zeros INPUT VIEW\n"); return 2; }
     bool zeros = !strcmp(argv[1], "zeros"), trans = !strcmp(argv[1], "transpose"), extra = !strcmp(argv[1], "extra"), big = !strcmp(argv[1], "bigdecl");
-    bool sq = !strcmp(argv[1], "squeeze"), sqcut = !strcmp(argv[1], "squeeze-cut");
-    bool plain = trans || extra || big || sq || sqcut; /* the view as unpack wrote it, rearranged */
+    bool sq = !strcmp(argv[1], "squeeze"), sqcut = !strcmp(argv[1], "squeeze-cut"), unzero = !strcmp(argv[1], "unsigned-zero");
+    form = !strcmp(argv[1], "bf16") ? W_BF16 : !strcmp(argv[1], "f16") ? W_F16 : !strcmp(argv[1], "bf16-trunc") ? W_BF16_TRUNC : W_F32;
+    bool plain = trans || extra || big || sq || sqcut || unzero || form != W_F32; /* the view as unpack wrote it, rearranged */
     int bug = zeros || plain ? -1 : pc_bug_parse(argv[1]);
     if (!zeros && !plain && bug < 0) { fprintf(stderr, "pc_mutate: unknown bug %s\n", argv[1]); return 2; }
     pc_ctx cx;
@@ -178,6 +214,8 @@ int main(int argc, char **argv)
             o->weights = w;
             if (trans && transpose(o)) rc = 2;
             if (sq || sqcut) squeeze(o, sqcut);
+            for (size_t j = 0; unzero && j < o->n; j++) o->weights[j] = o->weights[j] == 0.0f ? 0.0f : o->weights[j];
+            if (form != W_F32) narrow_weights(o);
             continue;
         }
         dg_module dm;
