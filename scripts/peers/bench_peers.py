@@ -161,6 +161,8 @@ def run_decode(args, workers, versions, ncpu):
             contenders = [("packcheck", "packcheck", "pc")] + [(w, p, w) for w, p in peers if w in workers]
             if "pc-reused" in workers:  # the reused-buffer figure, beside and labelled, never ranked
                 contenders.insert(1, ("packcheck", REUSED, "pc-reused"))
+            if "pc-touch" in workers and ebytes == 4:  # the first-touch limit of an f32 result, beside
+                contenders.insert(1, ("packcheck", TOUCH, "pc-touch"))
             # identity first: every contender's output against packcheck's
             ref = None
             status = {}
@@ -169,6 +171,8 @@ def run_decode(args, workers, versions, ncpu):
                 r = workers[w].ask(req(w, peer, kernel, inp, rows, cols, 1) + " " + o)
                 if r.startswith("error"):
                     status[(name, peer)] = r
+                elif peer == TOUCH:  # writes zeros, not a decode: nothing to compare
+                    status[(name, peer)] = "ok"
                 else:
                     d = sha_file(o)
                     ref = ref or d
@@ -197,7 +201,7 @@ def run_decode(args, workers, versions, ncpu):
                         s = cpu[(n, p)] if threads == 1 else t
                         rows_out.append({"name": p, "threads": threads, "seconds": t, "cpu_seconds": cpu[(n, p)],
                                          "clock": "cpu" if threads == 1 else "wall", "bytes_read": in_bytes,
-                                         "footing": "reused-buffer" if p == REUSED else "equal",
+                                         "footing": FOOTING.get(p, "equal"),
                                          "gbps": out_bytes / median(s) / 1e9,
                                          "gbps_wall": out_bytes / median(t) / 1e9,
                                          "min_max_gbps": [out_bytes / max(s) / 1e9, out_bytes / min(s) / 1e9]})
@@ -212,6 +216,10 @@ SINGLE_THREADED = {"gguf-py"}  # numpy element-wise code: one thread whatever th
 # packcheck decoding into one output buffer faulted in once outside the timing and reused: a figure
 # no loader gets (a loader allocates each tensor's result), reported beside the equal-footing row
 REUSED = "packcheck (reused buffer)"
+# allocate the same fresh result and memset it, no decode: the first-touch page faults plus one write
+# of every byte, which no decoder allocating its result this way can beat; beside, never ranked
+TOUCH = "first-touch limit (alloc + memset)"
+FOOTING = {REUSED: "reused-buffer", TOUCH: "limit"}
 
 
 def req(w, peer, kernel, inp, rows, cols, threads):
@@ -239,6 +247,8 @@ def finish_task(name, rows, versions, status, extra):
                      "min_max_gbps": r["min_max_gbps"], "footing": r["footing"], "bytes_read": r.get("bytes_read")} for r in beside],
          "ratio_vs_fastest_peer_1t": pc1 / p1 if pc1 and p1 else None,
          "ratio_vs_fastest_peer_all": pcn / pn if pcn and pn else None,
+         # how close each side gets to the first-touch limit (1t): 1.0 = as fast as allocate + memset
+         "limit_gbps_1t": next((r["gbps"] for r in beside if r["name"] == TOUCH and r["threads"] == 1), None),
          "packcheck_rows": [{"threads": r["threads"], "gbps": r["gbps"], "gbps_wall": wall(r), "clock": r.get("clock", "wall"),
                              "min_max_gbps": r["min_max_gbps"], "footing": "equal", "bytes_read": r.get("bytes_read")} for r in pc],
          "not_ranked": {("%s" % p): s for (n, p), s in status.items() if s != "ok"}}
@@ -510,11 +520,14 @@ def write_md(path, doc):
          "the sides read different bytes (column `bytes read`: Linux rchar of the process and its children, "
          "mmap'd reads not counted), so the ratio is per byte of the checkpoint, not like for like. "
          "`packcheck reused buffer` decodes into one output buffer faulted in once outside the timing: a "
-         "lower bound no loader gets, shown beside, never ranked.", ""]
+         "lower bound no loader gets, shown beside, never ranked. `first-touch limit` allocates the same "
+         "fresh f32 result and memsets it without decoding: the page faults of a fresh result plus one write "
+         "of every byte, which no decoder that allocates its result that way can beat (shown beside, never "
+         "ranked; `of limit` = that side's 1t GB/s / the limit's).", ""]
     if doc.get("left_out"):
         L += ["Left out of this run: " + doc["left_out"], ""]
-    L += ["| task | footing | bytes read (packcheck / peers) | packcheck 1t GB/s | packcheck all GB/s | peers (threads: GB/s) | ratio 1t | ratio all | packcheck reused buffer 1t GB/s (not ranked) |",
-          "|---|---|---|---|---|---|---|---|---|"]
+    L += ["| task | footing | bytes read (packcheck / peers) | packcheck 1t GB/s | packcheck all GB/s | peers (threads: GB/s) | ratio 1t | ratio all | packcheck reused buffer 1t GB/s (not ranked) | first-touch limit 1t GB/s (not ranked) | of limit: packcheck / fastest peer |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for t in doc["tasks"]:
         peers = "; ".join("%s %s (%dt): %s" % (p["name"], p["version"].split(" ")[0], p["threads"], f(p["gbps"], 3))
                           for p in t["peers"])
@@ -523,10 +536,13 @@ def write_md(path, doc):
         br = t.get("bytes_read", {})
         mb = lambda n: "-" if n is None else ("%.1f MB" % (n / 1e6) if n >= 1e5 else "%d B" % n)  # noqa: E731
         reads = "%s / %s" % (mb(br.get("packcheck")), ", ".join("%s %s" % (k, mb(v)) for k, v in br.items() if k != "packcheck") or "-")
-        reused = next((r["gbps"] for r in t.get("beside", []) if r["threads"] == 1), None)
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        reused = next((r["gbps"] for r in t.get("beside", []) if r["threads"] == 1 and r["footing"] == "reused-buffer"), None)
+        lim = t.get("limit_gbps_1t")
+        p1 = max((p["gbps"] for p in t["peers"] if p["threads"] == 1), default=None)
+        of = "%s / %s" % (f(t["packcheck_gbps"] / lim), f(p1 / lim if p1 else None)) if lim and t["packcheck_gbps"] else "-"
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             t["task"], t.get("footing", "?"), reads, f(t["packcheck_gbps"]), f(t["packcheck_gbps_all"]),
-            peers, f(t["ratio_vs_fastest_peer_1t"]), f(t["ratio_vs_fastest_peer_all"]), f(reused)))
+            peers, f(t["ratio_vs_fastest_peer_1t"]), f(t["ratio_vs_fastest_peer_all"]), f(reused), f(lim), of))
     L += [""] + ["- %s: %s" % (t["task"], t["note"]) for t in doc["tasks"] if t.get("note")]
     L += ["", "Versions: " + "; ".join("%s %s" % kv for kv in sorted(doc["versions"].items())), ""]
     for t in doc["tasks"]:
@@ -577,6 +593,7 @@ def main():
            "left_out": args.left_out}
     workers = {"pc": Worker([os.path.join(args.build, "packcheck-peer-decode")]),
                "pc-reused": Worker([os.path.join(args.build, "packcheck-peer-decode"), "--reuse"]),
+               "pc-touch": Worker([os.path.join(args.build, "packcheck-peer-decode"), "--touch"]),
                "py": Worker([sys.executable, os.path.join(HERE, "py_worker.py")])}
     if args.ggml_worker:
         workers["ggml"] = Worker([args.ggml_worker])

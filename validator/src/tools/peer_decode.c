@@ -10,7 +10,10 @@
  *             by the decode itself, and freed after the clock stops, as every peer does (numpy and
  *             torch allocate their result inside the call);
  *   --reuse   "reused-buffer": one output buffer, faulted in once outside the timing and reused by
- *             every request; a lower bound that no loader gets, reported beside, labelled.
+ *             every request; a lower bound that no loader gets, reported beside, labelled;
+ *   --touch   "limit": no decode at all: the fresh output is allocated as in the default and memset
+ *             (zeros written by the rows' threads); what any decoder that allocates its result with this
+ *             allocator cannot beat (first-touch page faults plus one write of every byte), beside.
  * With OUT, the output is also written there (after the timing) for the driver's identity check.
  * KERNEL (input layout):
  *   q4_0, q4_0-f32      ROWS*COLS/32 GGUF Q4_0 blocks of 18 bytes; codes (u8) or f32 weights
@@ -136,6 +139,15 @@ static uint8_t *load(const char *path, size_t *len)
 }
 
 static bool g_reuse; /* --reuse: the reused-buffer footing */
+static bool g_touch; /* --touch: the first-touch limit (allocate and memset, no decode) */
+
+static void *touch(void *arg)
+{
+    job *j = arg;
+    size_t orb = j->cols * out_elem_bytes(j->kernel);
+    memset(j->out + j->r0 * orb, 0, (j->r1 - j->r0) * orb);
+    return NULL;
+}
 
 /* One request; -1 on a bad request (the driver treats it as a failed contender). */
 static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len, uint8_t **out, size_t *out_cap)
@@ -173,8 +185,9 @@ static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len,
     }
     for (size_t t = 0; t < threads; t++)
         jobs[t] = (job){kernel, b, *in, *out, rows, cols, rows * t / threads, rows * (t + 1) / threads};
-    for (size_t t = 1; t < threads; t++) pthread_create(&tid[t], NULL, run, &jobs[t]);
-    run(&jobs[0]);
+    void *(*work)(void *) = g_touch ? touch : run;
+    for (size_t t = 1; t < threads; t++) pthread_create(&tid[t], NULL, work, &jobs[t]);
+    work(&jobs[0]);
     for (size_t t = 1; t < threads; t++) pthread_join(tid[t], NULL);
     double dt = clock_sec(CLOCK_MONOTONIC) - t0, dc = clock_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
     int rc = 0;
@@ -193,6 +206,7 @@ static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len,
 int main(int argc, char **argv)
 {
     g_reuse = argc > 1 && !strcmp(argv[1], "--reuse");
+    g_touch = argc > 1 && !strcmp(argv[1], "--touch");
     char line[8192], *cached = NULL;
     uint8_t *in = NULL, *out = NULL;
     size_t in_len = 0, out_cap = 0;

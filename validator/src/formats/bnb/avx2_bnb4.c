@@ -12,8 +12,6 @@
 
 #include <stdbool.h>
 
-#define BNB_NT_MIN_BYTES ((size_t)1 << 20)
-
 AVX2_FN void pc_bnb4_unpack_avx2(const uint8_t *src, size_t n, uint8_t *out)
 {
     const __m256i m = _mm256_set1_epi8(0x0F);
@@ -40,12 +38,6 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 lookup8(__m128i c8, 
     return _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(c, 28)));
 }
 
-static inline __attribute__((always_inline)) AVX2_FN void put(float *p, __m256 v, bool nt)
-{
-    if (nt) _mm256_stream_ps(p, v);
-    else _mm256_storeu_ps(p, v);
-}
-
 static inline __attribute__((always_inline)) AVX2_FN void dequant(const uint8_t *codes, size_t n, const float *table,
                                                                   const float *absmax, size_t bs, float *out, bool nt)
 {
@@ -56,10 +48,10 @@ static inline __attribute__((always_inline)) AVX2_FN void dequant(const uint8_t 
         size_t end = n - b0 < bs ? n : b0 + bs, i = b0;
         for (; i + 16 <= end; i += 16) {
             __m128i c16 = _mm_loadu_si128((const __m128i *)(codes + i));
-            put(out + i, lookup8(c16, tlo, thi), nt);
-            put(out + i + 8, lookup8(_mm_srli_si128(c16, 8), tlo, thi), nt);
+            store_f32(out + i, lookup8(c16, tlo, thi), nt);
+            store_f32(out + i + 8, lookup8(_mm_srli_si128(c16, 8), tlo, thi), nt);
         }
-        for (; i + 8 <= end; i += 8) put(out + i, lookup8(_mm_loadl_epi64((const __m128i *)(codes + i)), tlo, thi), nt);
+        for (; i + 8 <= end; i += 8) store_f32(out + i, lookup8(_mm_loadl_epi64((const __m128i *)(codes + i)), tlo, thi), nt);
         for (; i < end; i++) out[i] = table[codes[i] & 15] * absmax[blk];
     }
     if (nt) _mm_sfence();
@@ -79,7 +71,7 @@ AVX2_FN void pc_bnb4_dequant_avx2(const uint8_t *codes, size_t n, const float *t
                                   float *out)
 {
     if (blocksize == 0) return;
-    bool nt = n * 4 >= BNB_NT_MIN_BYTES && blocksize % 8 == 0 && ((uintptr_t)out & 31) == 0;
+    bool nt = blocksize % 8 == 0 && pc_nt_wanted(out, n * 4);
     (nt ? dequant_nt : dequant_st)(codes, n, table, absmax, blocksize, out);
 }
 

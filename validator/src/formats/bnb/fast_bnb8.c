@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "kernels/fast/nt.h"
+
 static void row_direct(const uint8_t *src, size_t cols, float s, float *out)
 {
     for (size_t c = 0; c < cols; c++) {
@@ -43,9 +45,21 @@ void pc_bnb8_codes_scalar(const uint8_t *src, size_t n, uint8_t *out)
     for (; i < n; i++) out[i] = (uint8_t)(src[i] ^ 0x80);
 }
 
+typedef struct bnb8_job { const uint8_t *src; size_t cols; const float *scb; } bnb8_job;
+
+/* Rows [r, r + nr), columns [c0, c0 + nc): the kernel on that window of each row (one SCB per row). */
+static void bnb8_part(const void *ctx, size_t r, size_t nr, size_t c0, size_t nc, float *out)
+{
+    const bnb8_job *j = ctx;
+    pc_bnb8_dequant_fn fn = PC_PICK(pc_bnb8_dequant_scalar, pc_bnb8_dequant_avx2);
+    if (c0 == 0 && nc == j->cols) { fn(j->src + r * j->cols, nr, j->cols, j->scb + r, out); return; }
+    for (size_t n = r; n < r + nr; n++, out += nc) fn(j->src + n * j->cols + c0, 1, nc, j->scb + n, out);
+}
+
 void pc_bnb8_dequant_fast(const uint8_t *src, size_t rows, size_t cols, const float *scb, float *out)
 {
-    PC_PICK(pc_bnb8_dequant_scalar, pc_bnb8_dequant_avx2)(src, rows, cols, scb, out);
+    bnb8_job j = {src, cols, scb};
+    pc_f32_streamed(rows, cols, 1, bnb8_part, &j, out);
 }
 
 void pc_bnb8_codes_fast(const uint8_t *src, size_t n, uint8_t *out)

@@ -77,7 +77,7 @@ AVX2_FN void pc_q4_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
 {
     if (!weights) { if (codes) q4_0_codes_avx2(src, nblocks, codes); return; }
     /* streaming stores need 32-byte-aligned destinations: blocks are 128 bytes of f32 */
-    bool nt = nblocks >= PC_NT_MIN_BYTES / 128 && ((uintptr_t)weights & 31) == 0;
+    bool nt = pc_nt_wanted(weights, nblocks * 128);
     if (nt) q4_0_f32_avx2(src, nblocks, codes, weights, true);
     else q4_0_f32_avx2(src, nblocks, codes, weights, false);
 }

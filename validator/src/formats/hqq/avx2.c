@@ -28,4 +28,57 @@ AVX2_FN void pc_hqq_unpack_avx2(const uint8_t *src, unsigned b, size_t R, size_t
     for (unsigned j = 0; j < S; j++) slot_run(src, P * C, 8 - b * (j + 1), (1u << b) - 1, codes + (size_t)j * P * C);
 }
 
+/* Dequantisation, w = rT(rT(q - z) * s), eight lanes at a time: bf16 rounds on the f32 bits (as
+ * kernels/fast/round.h), f16 through VCVTPS2PH imm 0 (round to nearest even, overflow to inf, f16
+ * subnormals: the same IEEE rounding as pc_round_f16) and back exactly. A group of eight with a NaN
+ * result is recomputed by the portable path, so NaN bits are the portable path's too. */
+static inline __attribute__((always_inline)) AVX2_FN __m256 round_t(__m256 x, pc_round_t t)
+{
+    if (t == PC_ROUND_F16) return _mm256_cvtph_ps(_mm256_cvtps_ph(x, 0));
+    if (t == PC_ROUND_F32) return x;
+    __m256i u = _mm256_castps_si256(x);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_and_si256(_mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb)),
+                                 _mm256_set1_epi32((int)0xffff0000u));
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    return _mm256_castsi256_ps(_mm256_blendv_epi8(r, u, nan));
+}
+
+/* One row: z and s per lane (axis 0: the columns', advancing) or broadcast (axis 1). NaN lanes are
+ * collected over the row and, if any, the whole row is redone by the portable path (no branch per
+ * eight lanes: valid checkpoints have none). */
+static inline __attribute__((always_inline)) AVX2_FN void dq_row(const uint8_t *q, size_t C, int axis, const float *z,
+                                                                 const float *s, pc_round_t t, float *o)
+{
+    __m256 vz = _mm256_broadcast_ss(z), vs = _mm256_broadcast_ss(s), nan = _mm256_setzero_ps();
+    size_t c = 0;
+    for (; c + 8 <= C; c += 8) {
+        if (axis == 0) { vz = _mm256_loadu_ps(z + c); vs = _mm256_loadu_ps(s + c); }
+        __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(q + c))));
+        __m256 w = round_t(_mm256_mul_ps(round_t(_mm256_sub_ps(x, vz), t), vs), t);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(w, w, _CMP_UNORD_Q));
+        _mm256_storeu_ps(o + c, w);
+    }
+    if (_mm256_movemask_ps(nan)) c = 0;
+    if (c < C) pc_hqq_dequant_scalar(q + c, 1, C - c, axis, axis == 0 ? z + c : z, s + (axis == 0 ? c : 0), t, o + c);
+}
+
+#define HQQ_DQ(T, TT)                                                                                           \
+    static AVX2_FN void dq_##T(const uint8_t *q, size_t R, size_t C, int axis, const float *z, const float *s, \
+                               float *o)                                                                        \
+    {                                                                                                           \
+        for (size_t r = 0; r < R; r++)                                                                          \
+            if (axis == 1) dq_row(q + r * C, C, 1, z + r, s + r, TT, o + r * C);                                \
+            else dq_row(q + r * C, C, 0, z, s, TT, o + r * C);                                                  \
+    }
+HQQ_DQ(f32, PC_ROUND_F32)
+HQQ_DQ(bf16, PC_ROUND_BF16)
+HQQ_DQ(f16, PC_ROUND_F16)
+
+AVX2_FN void pc_hqq_dequant_avx2(const uint8_t *codes, size_t R, size_t C, int axis, const float *zero, const float *scale,
+                                 pc_round_t t, float *out)
+{
+    (t == PC_ROUND_F16 ? dq_f16 : t == PC_ROUND_BF16 ? dq_bf16 : dq_f32)(codes, R, C, axis, zero, scale, out);
+}
+
 #endif /* PC_HAVE_X86_KERNELS */

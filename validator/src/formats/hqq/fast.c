@@ -1,6 +1,7 @@
 /* HQQ fast path, portable: one pass per packed row, every slot of a unit written in turn (plain
  * loops for the auto-vectoriser; AVX2 in avx2.c); the dequantisation rounds into T by bit manipulation. */
 #include "kernels.h"
+#include "kernels/fast/nt.h"
 #include "kernels/fast/round.h"
 
 static void unpack_u8(const uint8_t *restrict src, unsigned b, size_t R, size_t C, uint8_t *restrict codes)
@@ -54,8 +55,8 @@ HQQ_ROWS(f32, keep_f32)
 HQQ_ROWS(bf16, pc_round_bf16)
 HQQ_ROWS(f16, pc_round_f16)
 
-void pc_hqq_dequant_fast(const uint8_t *codes, size_t R, size_t C, int axis, const float *zero, const float *scale,
-                         pc_round_t t, float *out)
+void pc_hqq_dequant_scalar(const uint8_t *codes, size_t R, size_t C, int axis, const float *zero, const float *scale,
+                           pc_round_t t, float *out)
 {
     for (size_t r = 0; r < R; r++) {
         const uint8_t *q = codes + r * C;
@@ -63,4 +64,33 @@ void pc_hqq_dequant_fast(const uint8_t *codes, size_t R, size_t C, int axis, con
         if (axis == 1) (t == PC_ROUND_F16 ? row_f16 : t == PC_ROUND_BF16 ? row_bf16 : row_f32)(q, C, zero[r], scale[r], o);
         else (t == PC_ROUND_F16 ? cols_f16 : t == PC_ROUND_BF16 ? cols_bf16 : cols_f32)(q, C, zero, scale, o);
     }
+}
+
+/* The fast entry: the active set's dequantisation through the streaming tile driver (kernels/fast/nt.h),
+ * on whole rows or, for rows longer than the tile, on column windows of one row (axis 0's zeros and
+ * scales move with the window). */
+typedef struct hqq_job {
+    const uint8_t *codes;
+    size_t C;
+    int axis;
+    const float *zero, *scale;
+    pc_round_t t;
+} hqq_job;
+
+static void hqq_part(const void *ctx, size_t r, size_t nr, size_t c0, size_t nc, float *out)
+{
+    const hqq_job *j = ctx;
+    size_t g = j->axis == 1 ? r : c0;
+    const uint8_t *q = j->codes + r * j->C + c0;
+    pc_hqq_dequant_fn fn = PC_PICK(pc_hqq_dequant_scalar, pc_hqq_dequant_avx2);
+    if (nc == j->C) fn(q, nr, nc, j->axis, j->zero + g, j->scale + g, j->t, out);
+    else
+        for (size_t i = 0; i < nr; i++, out += nc) fn(q + i * j->C, 1, nc, j->axis, j->zero + g + (j->axis == 1) * i, j->scale + g + (j->axis == 1) * i, j->t, out);
+}
+
+void pc_hqq_dequant_fast(const uint8_t *codes, size_t R, size_t C, int axis, const float *zero, const float *scale,
+                         pc_round_t t, float *out)
+{
+    hqq_job j = {codes, C, axis, zero, scale, t};
+    pc_f32_streamed(R, C, 8, hqq_part, &j, out);
 }

@@ -7,7 +7,7 @@
  *   2bit_u8  S = 4  u8     shifts 6, 4, 2, 0
  *   1bit_u8  S = 8  u8     shifts 7 .. 0
  *   3bit_32  S = 10 int32  little-endian words, shifts 27, 24, .., 0 (bits 30-31 unused)
- * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 unpacker (avx2.c). */
+ * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 unpacker and dequantisation (avx2.c). */
 #ifndef PC_HQQ_KERNELS_H
 #define PC_HQQ_KERNELS_H
 
@@ -37,6 +37,12 @@ void pc_hqq_dequant_fast(const uint8_t *codes, size_t R, size_t C, int axis, con
                          pc_round_t t, float *out);
 typedef void (*pc_hqq_dequant_fn)(const uint8_t *codes, size_t R, size_t C, int axis, const float *zero,
                                   const float *scale, pc_round_t t, float *out);
+void pc_hqq_dequant_scalar(const uint8_t *codes, size_t R, size_t C, int axis, const float *zero, const float *scale,
+                           pc_round_t t, float *out);
+#ifdef PC_HAVE_X86_KERNELS
+void pc_hqq_dequant_avx2(const uint8_t *codes, size_t R, size_t C, int axis, const float *zero, const float *scale,
+                         pc_round_t t, float *out);
+#endif
 static inline pc_hqq_dequant_fn pc_hqq_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_hqq_dequant_ref : pc_hqq_dequant_fast; }
 
 #endif

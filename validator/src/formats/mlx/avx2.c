@@ -6,16 +6,13 @@
  *         low 16), NaN lanes kept as they are (the oracle keeps them too);
  *   F16:  VCVTPS2PH with imm 0 (round to nearest even, not MXCSR) and VCVTPH2PS back: IEEE
  *         conversions, f16 subnormals and overflow to inf included, widening exact.
- * Outputs of a megabyte or more to a 32-byte-aligned buffer use non-temporal stores (as the other
- * f32 kernels, fast/layouts_avx2.c) when every group is whole vectors. */
+ * Large outputs use non-temporal stores when every group is whole vectors (kernels/fast/nt.h decides). */
 #include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"
 
 #include <stdbool.h>
-
-#define MLX_NT_MIN_BYTES ((size_t)1 << 20)
 
 static inline __attribute__((always_inline)) AVX2_FN __m256 rne_bf16(__m256 x)
 {
@@ -42,12 +39,6 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 affine8(__m128i q8, 
     return _mm256_add_ps(sq, b);
 }
 
-static inline __attribute__((always_inline)) AVX2_FN void put(float *p, __m256 v, bool nt)
-{
-    if (nt) _mm256_stream_ps(p, v);
-    else _mm256_storeu_ps(p, v);
-}
-
 static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8_t *codes, size_t ngroups, size_t group,
                                                                      const float *scales, const float *biases, pc_mlx_t t,
                                                                      float *out, bool nt)
@@ -59,10 +50,10 @@ static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8
         size_t j = 0;
         for (; j + 16 <= group; j += 16) {
             __m128i q16 = _mm_loadu_si128((const __m128i *)(q + j));
-            put(o + j, affine8(q16, s, b, t), nt);
-            put(o + j + 8, affine8(_mm_srli_si128(q16, 8), s, b, t), nt);
+            store_f32(o + j, affine8(q16, s, b, t), nt);
+            store_f32(o + j + 8, affine8(_mm_srli_si128(q16, 8), s, b, t), nt);
         }
-        for (; j + 8 <= group; j += 8) put(o + j, affine8(_mm_loadl_epi64((const __m128i *)(q + j)), s, b, t), nt);
+        for (; j + 8 <= group; j += 8) store_f32(o + j, affine8(_mm_loadl_epi64((const __m128i *)(q + j)), s, b, t), nt);
         if (j < group) pc_mlx_run_scalar(q + j, group - j, scales[g], biases[g], t, o + j);
     }
     if (nt) _mm_sfence(); /* order the streamed lines before anyone reads the output */
@@ -88,7 +79,7 @@ AVX2_FN void pc_mlx_affine_avx2(const uint8_t *codes, size_t rows, size_t cols, 
     static const variant k_v[2][3] = {{affine_f32, affine_bf16, affine_f16}, {affine_f32_nt, affine_bf16_nt, affine_f16_nt}};
     if (group == 0) return;
     size_t ngroups = rows * (cols / group);
-    bool nt = ngroups * group * 4 >= MLX_NT_MIN_BYTES && group % 8 == 0 && ((uintptr_t)out & 31) == 0;
+    bool nt = group % 8 == 0 && pc_nt_wanted(out, ngroups * group * 4);
     k_v[nt][t == PC_MLX_T_BF16 ? 1 : t == PC_MLX_T_F16 ? 2 : 0](codes, ngroups, group, scales, biases, out);
 }
 

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nt.h"
+
 /* An fp16 field (little-endian bytes) that is a NaN: such a block takes the scalar path, whose NaN
  * payload is the oracle's (a compiler may commute a vector multiply's operands). */
 static inline bool half_is_nan(const uint8_t *p)
@@ -57,11 +59,8 @@ static inline AVX2_FN void nibble_step(const uint8_t *s, uint8_t *d)
     _mm256_storeu_si256((__m256i *)(d + 32), c);
 }
 
-/* f32 outputs of at least this many bytes (twice L2) are stored non-temporally when 32-byte
- * aligned: they go to memory anyway, and streaming skips the read-for-ownership of every output
- * line (PERFORMANCE.md 3.5: +45 % streaming to DRAM). */
-#define PC_NT_MIN_BYTES ((size_t)1 << 20)
-
+/* The streaming decision (PC_NT_MIN_BYTES, pc_nt_wanted) is nt.h's; a kernel with its own streaming
+ * variant stores through store_f32 and fences once at the end. */
 static inline __attribute__((always_inline)) AVX2_FN void store_f32(float *p, __m256 v, bool nt)
 {
     if (nt) _mm256_stream_ps(p, v);

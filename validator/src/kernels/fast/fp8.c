@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "nt.h"
+
 static inline float e4m3_bits(uint8_t v)
 {
     uint32_t mag = v & 0x7F, u;
@@ -34,21 +36,57 @@ void pc_int8_run_scalar(const uint8_t *w, size_t n, int zp, float s, float *out)
 
 static size_t grid_cols(size_t cols, size_t bw) { return cols / bw + (cols % bw != 0); }
 
+typedef struct grid_job {
+    const uint8_t *w;
+    size_t cols, bh, bw;
+    const float *scale;
+    const int8_t *zero; /* int8 only */
+} grid_job;
+
+/* Columns [c0, c0 + nc) of row n as runs of one scale each (a run is cut where a scale block ends). */
+static void fp8_runs(const grid_job *g, size_t n, size_t c0, size_t nc, float *out)
+{
+    pc_fp8_run_fn run = PC_PICK(pc_fp8_run_scalar, pc_fp8_run_avx2);
+    const float *srow = g->scale + (n / g->bh) * grid_cols(g->cols, g->bw);
+    for (size_t k = c0; k < c0 + nc;) {
+        size_t len = g->bw - k % g->bw;
+        if (len > c0 + nc - k) len = c0 + nc - k;
+        run(g->w + n * g->cols + k, len, srow[k / g->bw], out + (k - c0));
+        k += len;
+    }
+}
+
+/* Rows [r, r + nr), columns [c0, c0 + nc), densely into out. AVX2 has a row kernel (one call per
+ * row, whole scale blocks from c0); the portable path and a chunk inside a block go run by run. */
+static void fp8_part(const void *ctx, size_t r, size_t nr, size_t c0, size_t nc, float *out)
+{
+    const grid_job *g = ctx;
+    pc_fp8_row_fn row = PC_PICK((pc_fp8_row_fn)NULL, pc_fp8_row_avx2);
+    size_t gc = grid_cols(g->cols, g->bw);
+    for (size_t n = r; n < r + nr; n++, out += nc) {
+        if (row && c0 % g->bw == 0) row(g->w + n * g->cols + c0, nc, g->bw, g->scale + (n / g->bh) * gc + c0 / g->bw, out);
+        else fp8_runs(g, n, c0, nc, out);
+    }
+}
+
 void pc_fp8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale, float *out)
 {
-    size_t gc = grid_cols(cols, bw);
-    /* AVX2 has a row kernel (one call per row); the portable path runs block by block. */
-    pc_fp8_row_fn row = PC_PICK((pc_fp8_row_fn)NULL, pc_fp8_row_avx2);
-    if (row) {
-        for (size_t n = 0; n < rows; n++) row(w + n * cols, cols, bw, scale + (n / bh) * gc, out + n * cols);
-        return;
-    }
-    pc_fp8_run_fn run = pc_fp8_run_scalar;
-    for (size_t n = 0; n < rows; n++) {
-        const float *srow = scale + (n / bh) * gc;
-        for (size_t j = 0, k = 0; k < cols; j++, k += bw) {
-            size_t len = cols - k < bw ? cols - k : bw;
-            run(w + n * cols + k, len, srow[j], out + n * cols + k);
+    grid_job g = {w, cols, bh, bw, scale, NULL};
+    pc_f32_streamed(rows, cols, bw, fp8_part, &g, out);
+}
+
+static void int8_part(const void *ctx, size_t r, size_t nr, size_t c0, size_t nc, float *out)
+{
+    const grid_job *g = ctx;
+    pc_int8_run_fn run = PC_PICK(pc_int8_run_scalar, pc_int8_run_avx2);
+    size_t gc = grid_cols(g->cols, g->bw);
+    for (size_t n = r; n < r + nr; n++, out += nc) {
+        size_t g0 = (n / g->bh) * gc;
+        for (size_t k = c0; k < c0 + nc;) {
+            size_t len = g->bw - k % g->bw, j = g0 + k / g->bw;
+            if (len > c0 + nc - k) len = c0 + nc - k;
+            run(g->w + n * g->cols + k, len, g->zero ? g->zero[j] : 0, g->scale[j], out + (k - c0));
+            k += len;
         }
     }
 }
@@ -56,13 +94,6 @@ void pc_fp8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, 
 void pc_int8_dequant_fast(const uint8_t *w, size_t rows, size_t cols, size_t bh, size_t bw, const float *scale,
                           const int8_t *zero, float *out)
 {
-    pc_int8_run_fn run = PC_PICK(pc_int8_run_scalar, pc_int8_run_avx2);
-    size_t gc = grid_cols(cols, bw);
-    for (size_t n = 0; n < rows; n++) {
-        size_t g0 = (n / bh) * gc;
-        for (size_t j = 0, k = 0; k < cols; j++, k += bw) {
-            size_t len = cols - k < bw ? cols - k : bw;
-            run(w + n * cols + k, len, zero ? zero[g0 + j] : 0, scale[g0 + j], out + n * cols + k);
-        }
-    }
+    grid_job g = {w, cols, bh, bw, scale, zero};
+    pc_f32_streamed(rows, cols, bw, int8_part, &g, out);
 }

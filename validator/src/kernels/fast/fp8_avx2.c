@@ -61,7 +61,10 @@ static inline AVX2_FN bool e4m3_has_nan(const uint8_t *w, size_t n)
 AVX2_FN void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out)
 {
     size_t i = 0;
-    if (!(fabsf(s) >= 0x1p120f) || isnan(s) || isinf(s)) { /* s * 2^8 exact (or inf/NaN as s is) */
+    /* A NaN scale times a NaN byte: x86 keeps the first operand's payload and a compiler may swap
+     * a vector multiply's operands, so such runs take the scalar path (the oracle's bits). */
+    if (isnan(s)) { pc_fp8_run_scalar(w, n, s, out); return; }
+    if (!(fabsf(s) >= 0x1p120f) || isinf(s)) { /* s * 2^8 exact (or inf as s is) */
         __m256 s8 = _mm256_set1_ps(s * 0x1p8f);
         for (; i + 16 <= n; i += 16) e4m3_16(w + i, s8, out + i, true);
     } else { /* |s| >= 2^120 finite: s * 2^8 could overflow; the f32-bits path, one multiply by s */

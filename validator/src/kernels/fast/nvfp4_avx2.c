@@ -36,7 +36,7 @@ static inline __attribute__((always_inline)) AVX2_FN void nvfp4_f32_avx2(const u
 AVX2_FN void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out)
 {
     size_t groups = rows * (cols / 16); /* a group is 64 bytes of f32 */
-    if (groups >= PC_NT_MIN_BYTES / 64 && ((uintptr_t)out & 31) == 0) nvfp4_f32_avx2(codes, groups, group_scale, out, true);
+    if (pc_nt_wanted(out, groups * 64)) nvfp4_f32_avx2(codes, groups, group_scale, out, true);
     else nvfp4_f32_avx2(codes, groups, group_scale, out, false);
 }
 
