@@ -94,6 +94,11 @@ v=$(version "$VENVS/ct" gguf); py gguf-$v "gguf $v (gguf-py)" "$v" GGUF,Q40 deco
 v=$(version "$VENVS/gptqawq" autoawq); py autoawq-$v "AutoAWQ $v" "$v" AWQ decode 180 "$VENVS/gptqawq" autoawq_reader.py
 v=$(version "$VENVS/gptqawq" gptqmodel); py gptqmodel-$v "GPTQModel $v" "$v" AWQ,CFG,GPTQ decode 180 "$VENVS/gptqawq" gptqmodel_reader.py
 v=$(version "$VENVS/ct" transformers); py transformers-$v "transformers $v (FP8, MXFP4)" "$v" FP8,MX decode 180 "$VENVS/ct" transformers_reader.py
+# transformers' from_pretrained (HfQuantizer load path) on a config-matched skeleton: loader depth, the
+# dtype the loaded model holds. Its venv shares peers29's torch/transformers/compressed-tensors (.pth)
+# and adds accelerate (FineGrainedFP8's load path requires it).
+v=$(version "$VENVS/tfload" transformers); [ -n "$v" ] && certify transformers-load-$v "transformers $v from_pretrained (compressed-tensors, FP8)" "$v" Python CT,FP8,NV decode 300 \
+    "$VENVS/tfload/bin/python generators/readers/transformers_load_reader.py {input} {output}" loader
 v=$(version "$VENVS/bnb" bitsandbytes); py bitsandbytes-$v "bitsandbytes $v" "$v" BNB decode 180 "$VENVS/bnb" bnb_reader.py
 v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/mlx" mlx_reader.py
 v=$(version "$VENVS/quark" amd-quark); [ -n "$v" ] && py amd-quark-$v "amd-quark $v" "$v" QK decode 180 "$VENVS/quark" quark_reader.py
@@ -148,6 +153,13 @@ if [ -n "$b" ] || { sh generators/readers/ggml/build_ggml.sh && b=$(sh generator
     v=$("$b" --version 2>/dev/null || echo unknown)
     certify ggml-$v "ggml $v (llama-cpp-python $(cat "$CACHE/ggml/LLAMA_CPP_PYTHON_VERSION"))" "$v" C GGUF,Q40 decode 30 "env GGML_NO_BACKTRACE=1 $b {input} {output}"
 else echo "certify_upstream: ggml did not build; skipping" >&2; fi
+# C: the same ggml's CPU backend mul_mat (vec_dot kernels) on an identity input: compute depth, f32.
+if [ "${NOBUILD:-0}" = 1 ] && [ -x "$CACHE/ggml/ggml_mulmat_reader" ]; then b=$CACHE/ggml/ggml_mulmat_reader; else b=""; fi
+if [ -n "$b" ] || { sh generators/readers/ggml/build_ggml.sh && b=$(sh generators/readers/ggml/build_mulmat.sh); }; then
+    v=$("$b" --version 2>/dev/null || echo unknown)
+    certify ggml-mulmat-$v "ggml $v CPU mul_mat (llama-cpp-python $(cat "$CACHE/ggml/LLAMA_CPP_PYTHON_VERSION"))" "$v" C GGUF,Q40 decode 60 \
+        "env GGML_NO_BACKTRACE=1 $b {input} {output}" compute ulp:1  # bound: the adapter's comment
+else echo "certify_upstream: ggml's mul_mat adapter did not build; skipping" >&2; fi
 
 # A reader whose venv or build is gone from this machine keeps its committed certificate and entry.
 if [ -f "$META" ]; then

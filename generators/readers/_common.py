@@ -79,8 +79,12 @@ def read_safetensors(paths):
 
 
 def write_view(path, modules):
-    """modules: {prefix: (codes uint8 array or None, weights float32 array or None)} -> OUTPUT."""
+    """modules: {prefix: (codes uint8 array or None, weights float32 array or None)} -> OUTPUT.
+    Weights given as torch BF16/F16 tensors are written in that dtype (the reader's precision,
+    CONTRACT 5); anything else is written as F32."""
     import numpy as np
+    if any(is_half_tensor(w) for _, w in modules.values()):
+        return write_view_torch(path, modules)
     from safetensors.numpy import save_file
     tensors = {}
     for prefix, (codes, weights) in modules.items():
@@ -88,6 +92,25 @@ def write_view(path, modules):
             tensors[prefix + ".codes"] = np.ascontiguousarray(np.asarray(codes, dtype=np.uint8))
         if weights is not None:
             tensors[prefix + ".weight"] = np.ascontiguousarray(np.asarray(weights, dtype=np.float32))
+    save_file(tensors, path)
+
+
+def is_half_tensor(w):
+    dtype = getattr(w, "dtype", None)
+    return dtype is not None and str(dtype) in ("torch.bfloat16", "torch.float16")
+
+
+def write_view_torch(path, modules):
+    """write_view for torch tensors: BF16/F16 weights keep their dtype, the rest as F32/U8."""
+    import torch
+    from safetensors.torch import save_file
+    tensors = {}
+    for prefix, (codes, weights) in modules.items():
+        if codes is not None:
+            tensors[prefix + ".codes"] = torch.as_tensor(codes).to(torch.uint8).contiguous()
+        if weights is not None:
+            w = torch.as_tensor(weights)
+            tensors[prefix + ".weight"] = (w if is_half_tensor(w) else w.to(torch.float32)).contiguous()
     save_file(tensors, path)
 
 

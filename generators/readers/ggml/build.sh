@@ -9,6 +9,6 @@ set -eu
 G=${GGML_PREFIX:-/work/cache/ggml/install}
 OUT=${1:-/work/cache/ggml/ggml_reader}
 [ -e "$(dirname "$G")/DONE" ] || { echo "ggml not built yet ($G)" >&2; exit 2; }
-cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$G/include" "$(dirname "$0")/ggml_reader.c" \
+cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I"$G/include" "$(dirname "$0")/ggml_reader.c" "$(dirname "$0")/st_write.c" \
    -L"$G/lib" -Wl,-rpath,"$G/lib" -lggml-base -o "$OUT"
 echo "$OUT"
