@@ -39,15 +39,16 @@ meta() { # CERTIFICATE VERSION LANGUAGE CLAIMS(comma-separated) FINDINGS-PREFIX
         "$1" "$2" "$3" "$claims" "$5" >>"$META_TMP"
 }
 
-# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND [DEPTH [TOLERANCE]]
+# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND [DEPTH [TOLERANCE [SCOPE]]]
 #   MODE decode (the reader writes the logical view) or container-only (verdicts only, CONTRACT 5).
 #   DEPTH helper (default), loader or compute; TOLERANCE exact (default) or the bound an
 #   activation-quantized compute path states (CONTRACT 5). The precision is what the reader writes.
+#   SCOPE: the reader's declared scope (certify --format/--layout); cases outside are unsupported.
 #   The whole run is bounded by READER_BOUND seconds (default 2400): a reader past it is not certified.
 #   ONLY=slug,slug... certifies just those readers; the others keep their committed certificates (the
 #   matrix is rebuilt from every certificate present).
 certify() {
-    slug=$1 name=$2 ver=$3 lang=$4 claims=$5 mode=$6 tmo=$7 cmd=$8 depth=${9:-helper} tol=${10:-exact}
+    slug=$1 name=$2 ver=$3 lang=$4 claims=$5 mode=$6 tmo=$7 cmd=$8 depth=${9:-helper} tol=${10:-exact} scope=${11:-}
     if [ -n "${ONLY:-}" ] && ! printf ',%s,' "$ONLY" | grep -q ",$slug,"; then
         [ -e "reports/upstream/$slug.json" ] && meta "reports/upstream/$slug.json" "$ver" "$lang" "$claims" "reports/findings/$slug-"
         return
@@ -64,7 +65,7 @@ certify() {
     rp=""
     for d in "$VENVS" "${CACHE:-/work/cache}"; do [ -d "$d" ] && rp="$rp --reader-path $d"; done
     timeout "${READER_BOUND:-2400}" "$PC" certify --corpus fixtures --name "$name" --timeout "$tmo" $co $rp \
-        --depth "$depth" --tolerance "$tol" \
+        --depth "$depth" --tolerance "$tol" $scope --jobs "${JOBS:-1}" \
         --reader-user "${READER_USER:-root}" \
         --reader "$cmd" --expect-fail "$xf" $UPDATE \
         --report json:reports/upstream/$slug.json --report md:reports/upstream/$slug.md \
@@ -88,6 +89,17 @@ py() { # SLUG NAME VERSION CLAIMS MODE TIMEOUT VENV ADAPTER
 v=$(version "$VENVS/ct" compressed-tensors); py ct-$v "compressed-tensors $v" "$v" CFG,CT,NV decode 180 "$VENVS/ct" ct_reader.py
 v=$(version "$VENVS/ct017" compressed-tensors); [ -n "$v" ] && py ct-$v "compressed-tensors $v" "$v" CFG,CT,NV decode 180 "$VENVS/ct017" ct_reader.py
 v=$(version "$VENVS/ct" gguf); py gguf-$v "gguf $v (gguf-py)" "$v" GGUF,Q40 decode 30 "$VENVS/ct" gguf_reader.py  # no torch: fast, and one case hangs it
+# diffusers' GGUF loader: its f32 path, and the f16 path it loads models with (block scales and products
+# in float16) as a second row at precision f16. Declared scope: the block types its torch ports implement
+# (diffusers.quantizers.gguf.utils.SUPPORTED_GGUF_QUANT_TYPES); cases of other types are unsupported.
+DIFFUSERS_SCOPE="--format gguf --layout q4_0,q4_1,q5_0,q5_1,q8_0,q2_k,q3_k,q4_k,q5_k,q6_k,iq4_nl,iq4_xs"
+v=$(version "$VENVS/diffusers" diffusers)
+[ -n "$v" ] && for p in f32 f16; do
+    row=diffusers-$v; [ "$p" = f16 ] && row=$row-f16
+    certify "$row" "diffusers $v (GGUF, $p path)" "$v" Python GGUF,Q40 decode 180 \
+        "env PC_READER_ENV=$p $VENVS/diffusers/bin/python generators/readers/diffusers_gguf_reader.py {input} {output}" \
+        helper exact "$DIFFUSERS_SCOPE"
+done
 v=$(version "$VENVS/gptqawq" autoawq); py autoawq-$v "AutoAWQ $v" "$v" AWQ decode 180 "$VENVS/gptqawq" autoawq_reader.py
 v=$(version "$VENVS/gptqawq" gptqmodel); py gptqmodel-$v "GPTQModel $v" "$v" AWQ,CFG,GPTQ decode 180 "$VENVS/gptqawq" gptqmodel_reader.py
 v=$(version "$VENVS/ct" transformers); py transformers-$v "transformers $v (FP8, MXFP4)" "$v" FP8,MX decode 180 "$VENVS/ct" transformers_reader.py
