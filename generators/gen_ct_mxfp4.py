@@ -17,12 +17,11 @@ ModelCompressor.update_config (which records `version`). Pins: codes = the nibbl
     compressor, which it stores as 127 + floor(log2(scale)) - 2: 2^(stored - 125)).
 """
 import copy
-import json
 import os
 import sys
-import tempfile
 
 from pcgen.corpus import module_pin
+from pcgen.ct_config import config_json
 from pcgen.venv import run_in_venv
 
 FAMILY = "mxfp4"
@@ -51,23 +50,7 @@ def weights(shape, seed):
 
 
 def ct_config(scheme, fmt="mxfp4-pack-quantized"):
-    # pcgen.ct_common.config_json does the same, but that module imports compressors 0.13.0 lacks
-    # (compressors.pack_quantized), and this generator also runs in the 0.13.0 venv.
-    from compressed_tensors.compressors.model_compressors.model_compressor import ModelCompressor
-    from compressed_tensors.quantization import QuantizationConfig
-    qc = QuantizationConfig(config_groups={"group_0": scheme}, format=fmt,
-                            quantization_status="compressed", ignore=["lm_head"])
-    d = tempfile.mkdtemp(prefix="pcgen-mxfp4-")
-    try:
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump({"architectures": ["PackcheckFixture"], "model_type": "llama"}, f)
-        ModelCompressor(quantization_config=qc).update_config(d)
-        with open(os.path.join(d, "config.json")) as f:
-            return json.load(f)
-    finally:
-        for n in os.listdir(d):
-            os.unlink(os.path.join(d, n))
-        os.rmdir(d)
+    return config_json({"group_0": scheme}, fmt=fmt)
 
 
 def qparams(w, a, bf16_stats):
@@ -183,7 +166,6 @@ def mxfp8(out, ver, torch):
         pins[name] = module_pin(c.shape, 8, c.tobytes(), lib.contiguous().numpy().astype("<f4").tobytes())
         tensors.update({f"{name}.{k}": v for k, v in o.items()})
     tensors["lm_head.weight"] = weights((16, 96), 99)
-    from compressed_tensors.quantization import QuantizationConfig  # noqa: F401
     cfg = ct_config(scheme, "mxfp8-quantized")
     src = (f"compressed-tensors {ver}, torch {torch.__version__.split('+')[0]}: the MXFP8A16 preset, scales from "
            f"calculate_qparams, MXFP8QuantizationCompressor.compress, config from ModelCompressor.update_config; pins: "

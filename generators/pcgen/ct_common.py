@@ -8,20 +8,17 @@ weight of the contract, f32(q - zp) * f32(scale), is computed in numpy float32 f
 library-unpacked codes and zero points and the stored scales converted to f32.
 """
 import io
-import json
-import os
-import tempfile
 
 import numpy as np
 import torch
 import compressed_tensors
-from compressed_tensors.compressors.model_compressors.model_compressor import ModelCompressor
 from compressed_tensors.compressors.pack_quantized.base import PackedQuantizationCompressor
 from compressed_tensors.compressors.pack_quantized.helpers import pack_to_int32, unpack_from_int32
-from compressed_tensors.quantization import QuantizationArgs, QuantizationConfig, QuantizationScheme
+from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
 from safetensors.torch import save as st_save
 
 from pcgen.corpus import module_pin
+from pcgen.ct_config import config_json  # noqa: F401  (re-exported: the generators import it from here)
 
 CT_VERSION = compressed_tensors.__version__
 TORCH_VERSION = torch.__version__.split("+")[0]
@@ -154,20 +151,6 @@ def library_pin(out, b, strategy, gs, block):
     return module_pin(shape, b, codes.tobytes(), np.ascontiguousarray(w).astype("<f4").tobytes())
 
 
-def config_json(groups, *, ignore=("lm_head",), fmt="pack-quantized"):
-    """config.json as the library's ModelCompressor.update_config writes it."""
-    qc = QuantizationConfig(config_groups=groups, format=fmt, quantization_status="compressed", ignore=list(ignore))
-    d = tempfile.mkdtemp(prefix="pcgen-ct-")
-    try:
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump({"architectures": ["PackcheckFixture"], "model_type": "llama"}, f)
-        ModelCompressor(quantization_config=qc).update_config(d)
-        with open(os.path.join(d, "config.json")) as f:
-            return json.load(f)
-    finally:
-        for n in os.listdir(d):
-            os.unlink(os.path.join(d, n))
-        os.rmdir(d)
 
 
 def safetensors_bytes(tensors):

@@ -178,6 +178,13 @@ extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/form
 pc_module *pc_module_add(pc_input *in, const pc_format *fmt, const char *prefix,
                          const char *layout);
 
+/* pc_module_add with a private copy of the format's module state (size bytes of priv, freed with
+ * the input); sets cx->oom and returns NULL when out of memory. */
+pc_module *pc_module_add_with(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout,
+                              const void *priv, size_t size, pc_ctx *cx);
+/* A 2-D [N, K] module of `bits`-bit codes (N * K checked by the caller). */
+void pc_module_set_matrix(pc_module *m, uint64_t N, uint64_t K, int bits);
+
 /* Tensor t is part of a module of `layout` that this format checked (call it for every tensor a
  * module is made of: packed weights, scales, zero points, g_idx, shapes). Tensors nobody claims
  * are `plain` when they are unquantized floats and `unchecked` otherwise (CONTRACT 2). */

@@ -82,6 +82,26 @@ size_t pc_module_claim_suffixes(pc_input *in, const char *prefix, const char *la
     return n;
 }
 
+pc_module *pc_module_add_with(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout,
+                              const void *priv, size_t size, pc_ctx *cx)
+{
+    void *copy = malloc(size);
+    pc_module *m = copy ? pc_module_add(in, fmt, prefix, layout) : NULL;
+    if (!m) { free(copy); cx->oom = true; return NULL; }
+    memcpy(copy, priv, size);
+    m->priv = copy;
+    return m;
+}
+
+void pc_module_set_matrix(pc_module *m, uint64_t N, uint64_t K, int bits)
+{
+    m->ndim = 2;
+    m->shape[0] = N;
+    m->shape[1] = K;
+    m->numel = N * K;
+    m->bits = bits;
+}
+
 size_t pc_module_claim_parts(pc_input *in, const pc_format *fmt, const char *prefix, const char *layout)
 {
     size_t n = 0;

@@ -24,22 +24,6 @@
 #define PC_ORACLE_FN __attribute__((noinline))
 #else
 #define PC_ORACLE_FN __attribute__((noipa))
-/* The implementations behind the shared fast entry points (kernels/fast/). */
-typedef void (*pc_unpack_b_fn)(const uint8_t *src, size_t count, uint8_t *out); /* one width b */
-extern const pc_unpack_b_fn pc_stream_scalar[9], pc_wordalign_scalar[9];
-void pc_nvfp4_dequant_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
-void pc_fp8_run_scalar(const uint8_t *w, size_t n, float s, float *out);
-void pc_int8_run_scalar(const uint8_t *w, size_t n, int zp, float s, float *out);
-#ifdef PC_HAVE_X86_KERNELS
-void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
-void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out);
-void pc_fp8_row_avx2(const uint8_t *w, size_t cols, size_t bw, const float *srow, float *out);
-void pc_int8_run_avx2(const uint8_t *w, size_t n, int zp, float s, float *out);
-extern const pc_unpack_b_fn pc_stream_avx2[9], pc_wordalign_avx2[9];
-/* Build the stream shuffle tables (plain C, any CPU); kernels/simd.c calls it once before first use. */
-void pc_avx2_plans_init(void);
-#endif
-
 #endif
 
 /* A little-endian 32-bit word at any alignment (byte-swapped on a big-endian host). */
@@ -49,22 +33,6 @@ static inline uint32_t pc_load_le32(const uint8_t *p)
     memcpy(&v, p, 4);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     v = __builtin_bswap32(v);
-/* The implementations behind the shared fast entry points (kernels/fast/). */
-typedef void (*pc_unpack_b_fn)(const uint8_t *src, size_t count, uint8_t *out); /* one width b */
-extern const pc_unpack_b_fn pc_stream_scalar[9], pc_wordalign_scalar[9];
-void pc_nvfp4_dequant_scalar(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
-void pc_fp8_run_scalar(const uint8_t *w, size_t n, float s, float *out);
-void pc_int8_run_scalar(const uint8_t *w, size_t n, int zp, float s, float *out);
-#ifdef PC_HAVE_X86_KERNELS
-void pc_nvfp4_dequant_avx2(const uint8_t *codes, size_t rows, size_t cols, const float *group_scale, float *out);
-void pc_fp8_run_avx2(const uint8_t *w, size_t n, float s, float *out);
-void pc_fp8_row_avx2(const uint8_t *w, size_t cols, size_t bw, const float *srow, float *out);
-void pc_int8_run_avx2(const uint8_t *w, size_t n, int zp, float s, float *out);
-extern const pc_unpack_b_fn pc_stream_avx2[9], pc_wordalign_avx2[9];
-/* Build the stream shuffle tables (plain C, any CPU); kernels/simd.c calls it once before first use. */
-void pc_avx2_plans_init(void);
-#endif
-
 #endif
     return v;
 }

@@ -169,7 +169,7 @@ mkdir -p "$TMP/mx/reports/upstream"
 cp "$TMP/co2.json" "$TMP/mx/reports/upstream/true-1.json"
 printf '{"readers": [{"certificate": "reports/upstream/true-1.json", "version": "1", "language": "sh", "claims": ["ST"], "findings": ""}]}\n' >"$TMP/mx/meta.json"
 (cd "$TMP/mx" && "$PC" certify --combine reports/upstream/true-1.json --readers meta.json --report json:reports/upstream.json --report md:reports/UPSTREAM.md --report html:reports/upstream.html) >/dev/null 2>&1
-expect_grep '| container-only | ST | `' "$TMP/mx/reports/UPSTREAM.md" "matrix row: mode, claims, verdict"
+expect_grep '| container-only | helper | none | ST | `' "$TMP/mx/reports/UPSTREAM.md" "matrix row: mode, claims, verdict"
 expect_grep '"certificate_sha256"' "$TMP/mx/reports/upstream.json" "matrix row names its certificate digest"
 expect_grep 'href="#fail-0-ST"' "$TMP/mx/reports/upstream.html" "a non-passing family cell links to its cases"
 expect_grep 'href="upstream/true-1.html#case-st/short"' "$TMP/mx/reports/upstream.html" "a non-passing case links into the certificate"

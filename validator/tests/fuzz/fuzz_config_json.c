@@ -4,7 +4,7 @@
  * hf_quant_config.json, or an explicit --config); the rest are its contents. The folder is opened,
  * validated by every format module that detects itself, and every decodable module is decoded. */
 #include "container/safetensors.h"
-#include "harness/logical.h"
+#include "fuzz_decode_all.h"
 #include "formats/format.h"
 
 #include <stdio.h>
@@ -124,21 +124,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     write_file(k_names[which], data + 1, size - 1);
     char override[512];
     snprintf(override, sizeof override, "%s/%s", g_dir, k_names[NNAMES - 1]);
-    pc_ctx cx;
-    if (pc_ctx_init(&cx, PC_PROFILE_STRICT)) return 0;
-    pc_input *in = pc_input_open(g_dir, which == NNAMES - 1 ? override : NULL, &cx);
-    if (in) {
-        pc_validate(in, &cx);
-        for (size_t i = 0; i < in->nmodules && !pc_rejected(&cx); i++) {
-            const pc_module *m = &in->modules[i];
-            if (m->numel > (1u << 22)) continue;
-            uint8_t *codes = NULL;
-            float *w = NULL;
-            if (pc_logical_decode(in, m, PC_IMPL_REF, &codes, &w, &cx) == 0) { free(codes); free(w); }
-        }
-        (void)pc_input_format(in);
-    }
-    pc_input_free(in);
-    pc_ctx_free(&cx);
+    fuzz_validate_and_decode(g_dir, which == NNAMES - 1 ? override : NULL);
     return 0;
 }

@@ -4,7 +4,7 @@
  * 4-bit and LLM.int8, MLX affine and microscaling, and transformers' fused 3-D FP8 MoE experts, so
  * mutations reach those formats' config readers, the bitsandbytes quant_state JSON inside the shard
  * and their decoders. The folder is validated and every decodable module is decoded. */
-#include "harness/logical.h"
+#include "fuzz_decode_all.h"
 #include "packcheck.h"
 
 #include <stdio.h>
@@ -55,21 +55,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (clen > size - 4) clen = size - 4;
     write_file("config.json", data + 4, clen);
     write_file("model.safetensors", data + 4 + clen, size - 4 - clen);
-    pc_ctx cx;
-    if (pc_ctx_init(&cx, PC_PROFILE_STRICT)) return 0;
-    pc_input *in = pc_input_open(g_dir, NULL, &cx);
-    if (in) {
-        pc_validate(in, &cx);
-        for (size_t i = 0; i < in->nmodules && !pc_rejected(&cx); i++) {
-            const pc_module *m = &in->modules[i];
-            if (m->numel > (1u << 22)) continue;
-            uint8_t *codes = NULL;
-            float *w = NULL;
-            if (pc_logical_decode(in, m, PC_IMPL_REF, &codes, &w, &cx) == 0) { free(codes); free(w); }
-        }
-        (void)pc_input_format(in);
-    }
-    pc_input_free(in);
-    pc_ctx_free(&cx);
+    fuzz_validate_and_decode(g_dir, NULL);
     return 0;
 }

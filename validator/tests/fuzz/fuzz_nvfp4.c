@@ -2,7 +2,9 @@
  * The first input byte picks the sidecar config (none, compressed-tensors nvfp4-pack-quantized, or
  * ModelOpt hf_quant_config.json); the rest is the file. Every module that validates is decoded
  * with the oracle and the fast path, which must agree. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "harness/logical.h"
 #include "packcheck_internal.h"
 

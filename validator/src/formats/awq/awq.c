@@ -224,16 +224,9 @@ static void check_module(pc_input *in, const char *prefix, const awq_cfg *c, pc_
     check_scales(&m, cx);
     if (c->symmetric) check_symmetric_zeros(&m, cx);
     if (cx->oom || cx->io_error || ql_fail_count(cx) != fails) return;
-    awq_mod *priv = malloc(sizeof *priv);
-    pc_module *pm = priv ? pc_module_add(in, &pc_format_awq, prefix, "awq-gemm") : NULL;
-    if (!pm) { free(priv); cx->oom = true; return; }
-    *priv = m;
-    pm->ndim = 2;
-    pm->shape[0] = m.N;
-    pm->shape[1] = m.K;
-    pm->numel = m.N * m.K;
-    pm->bits = 4;
-    pm->priv = priv;
+    pc_module *pm = pc_module_add_with(in, &pc_format_awq, prefix, "awq-gemm", &m, sizeof m, cx);
+    if (!pm) return;
+    pc_module_set_matrix(pm, m.N, m.K, 4);
     pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 

@@ -299,16 +299,13 @@ static bool check_scales(const bnb_mod *b, pc_ctx *cx)
 
 static void add_module(pc_input *in, const char *m, const bnb_mod *b, const pc_tensor *qs, pc_ctx *cx)
 {
-    bnb_mod *priv = malloc(sizeof *priv);
-    pc_module *pm = priv ? pc_module_add(in, &pc_format_bnb, m, BNB_LAYOUT) : NULL;
-    if (!pm) { free(priv); cx->oom = true; return; }
-    *priv = *b;
+    pc_module *pm = pc_module_add_with(in, &pc_format_bnb, m, BNB_LAYOUT, b, sizeof *b, cx);
+    if (!pm) return;
     pm->ndim = b->ndim == 3 ? 3 : 2;
     if (b->ndim == 1) { pm->shape[0] = 1; pm->shape[1] = b->shape[0]; }
     else for (int d = 0; d < b->ndim; d++) pm->shape[d] = b->shape[d];
     pm->numel = b->n;
     pm->bits = 4;
-    pm->priv = priv;
     const pc_tensor *ts[] = {b->weight, b->absmax, b->quant_map, b->nested_absmax, b->nested_map, qs};
     for (size_t i = 0; i < sizeof ts / sizeof *ts; i++)
         if (ts[i]) pc_tensor_claim(in, ts[i], pm->layout);

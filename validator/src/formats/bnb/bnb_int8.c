@@ -139,16 +139,9 @@ static bool check_scb_values(const bnb8_mod *b, pc_ctx *cx)
 
 static void add_module(pc_input *in, const char *m, const bnb8_mod *b, pc_ctx *cx)
 {
-    bnb8_mod *priv = malloc(sizeof *priv);
-    pc_module *pm = priv ? pc_module_add(in, &pc_format_bnb_int8, m, BNB8_LAYOUT) : NULL;
-    if (!pm) { free(priv); cx->oom = true; return; }
-    *priv = *b;
-    pm->ndim = 2;
-    pm->shape[0] = b->rows;
-    pm->shape[1] = b->cols;
-    pm->numel = b->rows * b->cols;
-    pm->bits = 8;
-    pm->priv = priv;
+    pc_module *pm = pc_module_add_with(in, &pc_format_bnb_int8, m, BNB8_LAYOUT, b, sizeof *b, cx);
+    if (!pm) return;
+    pc_module_set_matrix(pm, b->rows, b->cols, 8);
     const pc_tensor *ts[] = {b->weight, b->scb, b->format};
     for (size_t i = 0; i < 3; i++)
         if (ts[i]) pc_tensor_claim(in, ts[i], pm->layout);

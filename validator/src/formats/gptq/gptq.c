@@ -494,16 +494,9 @@ static void check_module(pc_input *in, const char *prefix, const gptq_cfg *c0, p
     /* Decodable unless a rule failed here. GPTQ-013 only warns under compat: the module then
      * decodes with the wrap policy above. */
     if (cx->oom || cx->io_error || ql_fail_count(cx) != fails) return;
-    gptq_mod *priv = malloc(sizeof *priv);
-    pc_module *pm = priv ? pc_module_add(in, &pc_format_gptq, prefix, c->layout) : NULL;
-    if (!pm) { free(priv); cx->oom = true; return; }
-    *priv = m;
-    pm->ndim = 2;
-    pm->shape[0] = m.N;
-    pm->shape[1] = m.K;
-    pm->numel = m.N * m.K;
-    pm->bits = m.bits;
-    pm->priv = priv;
+    pc_module *pm = pc_module_add_with(in, &pc_format_gptq, prefix, c->layout, &m, sizeof m, cx);
+    if (!pm) return;
+    pc_module_set_matrix(pm, m.N, m.K, m.bits);
     pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 

@@ -218,16 +218,9 @@ static void check_module(pc_input *in, const char *prefix, pc_ctx *cx)
               check_group_tensor(in, prefix, ".zero", &m, &m.zero, cx);
     pc_input_note_layout(in, HQQ_LAYOUT);
     if (!ok) return;
-    hqq_mod *priv = malloc(sizeof *priv);
-    pc_module *pm = priv ? pc_module_add(in, &pc_format_hqq, prefix, HQQ_LAYOUT) : NULL;
-    if (!pm) { free(priv); cx->oom = true; return; }
-    *priv = m;
-    pm->ndim = 2;
-    pm->shape[0] = m.N;
-    pm->shape[1] = m.K;
-    pm->numel = m.N * m.K;
-    pm->bits = m.bits;
-    pm->priv = priv;
+    pc_module *pm = pc_module_add_with(in, &pc_format_hqq, prefix, HQQ_LAYOUT, &m, sizeof m, cx);
+    if (!pm) return;
+    pc_module_set_matrix(pm, m.N, m.K, m.bits);
     pc_module_claim_parts(in, &pc_format_hqq, prefix, HQQ_LAYOUT);
 }
 

@@ -303,17 +303,14 @@ static bool check_finite(const pc_tensor *t, uint64_t n, pc_ctx *cx)
 
 static void add_module(pc_input *in, const char *prefix, const mlx_mod *m, pc_ctx *cx)
 {
-    mlx_mod *priv = malloc(sizeof *priv);
-    pc_module *pm = priv ? pc_module_add(in, &pc_format_mlx, prefix, k_mode[m->mode].layout) : NULL;
-    if (!pm) { free(priv); cx->oom = true; return; }
-    *priv = *m;
+    pc_module *pm = pc_module_add_with(in, &pc_format_mlx, prefix, k_mode[m->mode].layout, m, sizeof *m, cx);
+    if (!pm) return;
     const pc_tensor *w = m->weight;
     pm->ndim = w->ndim;
     for (int d = 0; d < w->ndim - 1; d++) pm->shape[d] = w->shape[d];
     pm->shape[w->ndim - 1] = m->cols;
     pm->numel = m->rows * m->cols;
     pm->bits = m->bits;
-    pm->priv = priv;
     pc_module_claim_parts(in, pm->fmt, prefix, pm->layout);
 }
 
