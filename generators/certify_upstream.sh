@@ -96,7 +96,7 @@ DIFFUSERS_SCOPE="--format gguf --layout q4_0,q4_1,q5_0,q5_1,q8_0,q2_k,q3_k,q4_k,
 v=$(version "$VENVS/diffusers" diffusers)
 [ -n "$v" ] && for p in f32 f16; do
     row=diffusers-$v; [ "$p" = f16 ] && row=$row-f16
-    certify "$row" "diffusers $v (GGUF, $p path)" "$v" Python GGUF,Q40 decode 180 \
+    certify "$row" "diffusers $v (GGUF, $p path)" "$v" Python GGUF,GQ,Q40 decode 180 \
         "env PC_READER_ENV=$p $VENVS/diffusers/bin/python generators/readers/diffusers_gguf_reader.py {input} {output}" \
         helper exact "$DIFFUSERS_SCOPE"
 done
