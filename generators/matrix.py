@@ -41,21 +41,29 @@ import plan  # noqa: E402
 import venvs  # noqa: E402
 
 
+def certify_command(reader, version, env, cases, paths):
+    """The `packcheck certify` argv of one (reader, version, environment[, cases]) run."""
+    cert = paths["cert"]
+    cmd = [paths["packcheck"], "certify", "--corpus", "fixtures", "--name", plan.run_name(reader, version, env),
+           "--timeout", str(reader["timeout"]), "--jobs", str(paths.get("certify_jobs", 1)), "--reader-user", os.environ.get("READER_USER", "root"),
+           "--reader", venvs.reader_command(reader, version, env, paths["venvs"]), "--report", "json:" + cert + ".part"]
+    if reader["mode"] == "container-only":
+        cmd.append("--container-only")
+    cmd += reader.get("scope", []) + ["--reader-path", paths["venvs"]]  # a venv's .pth reaches the shared torch venv
+    for c in cases or ():
+        cmd += ["--case", c]
+    for f in () if cases else reader.get("only") or plan.scope_filters(paths["root"], reader["claims"]):
+        cmd += ["--only", f]
+    return cmd
+
+
 def certify_task(task):
     """One certify run (a process-pool or Ray task): returns the compact history record or an error."""
     reader, version, env, cases, paths = task
     os.chdir(paths["root"])
     cert = paths["cert"]
     os.makedirs(os.path.dirname(cert), exist_ok=True)
-    cmd = [paths["packcheck"], "certify", "--corpus", "fixtures", "--name", plan.run_name(reader, version, env),
-           "--timeout", str(reader["timeout"]), "--jobs", str(paths.get("certify_jobs", 1)), "--reader-user", os.environ.get("READER_USER", "root"),
-           "--reader", venvs.reader_command(reader, version, env, paths["venvs"]), "--report", "json:" + cert + ".part"]
-    if reader["mode"] == "container-only":
-        cmd.append("--container-only")
-    for c in cases or ():
-        cmd += ["--case", c]
-    for f in () if cases else reader.get("only") or plan.scope_filters(paths["root"], reader["claims"]):
-        cmd += ["--only", f]
+    cmd = certify_command(reader, version, env, cases, paths)
     bound = int(os.environ.get("READER_BOUND", "5400"))
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=bound)

@@ -82,5 +82,20 @@ class Interface(unittest.TestCase):
         self.assertEqual(files, pages.build([READER], recs))  # byte-for-byte reproducible
 
 
+class Command(unittest.TestCase):
+    def test_declared_scope_and_the_shared_venv_reach_certify(self):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("matrix_cli", os.path.join(os.path.dirname(
+            os.path.dirname(os.path.abspath(__file__))), "matrix.py"))
+        cli = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cli)
+        reader = dict(READER, adapter="toy.py", timeout=30, install={"base": "torch", "packages": ["toy=={v}"]},
+                      scope=["--format", "gguf", "--layout", "q8_0"], only=["ct/a"])
+        paths = {"root": "/r", "cert": "/c/x.json", "venvs": "/v", "packcheck": "pc"}
+        cmd = cli.certify_command(reader, "1.9.0", "cpu-library", None, paths)
+        self.assertIn("--format gguf --layout q8_0", " ".join(cmd))
+        self.assertEqual(cmd[cmd.index("--reader-path") + 1], "/v")  # the .pth's torch venv is readable
+
+
 if __name__ == "__main__":
     unittest.main()

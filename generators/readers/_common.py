@@ -78,10 +78,11 @@ def read_safetensors(paths):
     return out
 
 
-def write_view(path, modules):
-    """modules: {prefix: (codes uint8 array or None, weights float32 array or None)} -> OUTPUT.
-    Weights given as torch BF16/F16 tensors are written in that dtype (the reader's precision,
-    CONTRACT 5); anything else is written as F32."""
+def write_view(path, modules, weight_dtype="float32"):
+    """modules: {prefix: (codes uint8 array or None, weights array or None)} -> OUTPUT. Weights given
+    as torch BF16/F16 tensors keep that dtype (the reader's precision, CONTRACT 5); numpy weights are
+    written as weight_dtype: float32 (the contract's default), or float16 for a reader whose own answer
+    is half precision (certify then compares at that precision)."""
     import numpy as np
     if any(is_half_tensor(w) for _, w in modules.values()):
         return write_view_torch(path, modules)
@@ -91,7 +92,12 @@ def write_view(path, modules):
         if codes is not None:
             tensors[prefix + ".codes"] = np.ascontiguousarray(np.asarray(codes, dtype=np.uint8))
         if weights is not None:
-            tensors[prefix + ".weight"] = np.ascontiguousarray(np.asarray(weights, dtype=np.float32))
+            w = np.asarray(weights)
+            if w.dtype != np.dtype(weight_dtype):  # a reader at f16 must hand over f16, never be rounded here
+                if weight_dtype != "float32":
+                    raise TypeError(f"{prefix}: weights are {w.dtype}, the reader answers in {weight_dtype}")
+                w = w.astype(np.float32)
+            tensors[prefix + ".weight"] = np.ascontiguousarray(w)
     save_file(tensors, path)
 
 
@@ -114,7 +120,7 @@ def write_view_torch(path, modules):
     save_file(tensors, path)
 
 
-def main(decode):
+def main(decode, weight_dtype="float32"):
     """decode(input_path) -> modules dict for write_view; raise Refuse (or anything) to refuse."""
     if len(sys.argv) != 3:
         print(f"usage: {sys.argv[0]} INPUT OUTPUT", file=sys.stderr)
@@ -128,5 +134,5 @@ def main(decode):
     except Exception:  # the library raised: that is its refusal
         traceback.print_exc()
         sys.exit(1)
-    write_view(out, modules)
+    write_view(out, modules, weight_dtype)
     sys.exit(0)
