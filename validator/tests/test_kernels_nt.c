@@ -47,7 +47,11 @@ static void check_placements(const char *what, run_fn run, const void *ctx, cons
     size_t bytes = n * sizeof(float);
     uint8_t *page = aligned_alloc(4096, (bytes + 64 + 4095) / 4096 * 4096);
     if (!page) exit(2);
+#ifdef PC_NT_X86
     bool streams = bytes >= PC_NT_MIN_BYTES;
+#else
+    bool streams = false; /* a build without streaming stores (PC_NO_SIMD, not x86-64) */
+#endif
     for (unsigned k = 0; k < 3; k++) {
         float *out = placed(page, k);
         memset(out, 0xA5, bytes);

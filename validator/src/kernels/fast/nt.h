@@ -19,6 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Streaming stores exist on x86-64 builds with SIMD; elsewhere pc_nt_wanted() is always false. */
+#if defined(__x86_64__) && !defined(PC_NO_SIMD)
+#define PC_NT_X86 1
+#endif
+
 /* f32 outputs of at least this many bytes (twice L2) stream. */
 #define PC_NT_MIN_BYTES ((size_t)1 << 20)
 /* The tile: 16 KiB of f32, half of L1d, so the kernel's input and the tile stay in L1 together. */
