@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 from pcgen.corpus import module_pin
-from pcgen.venv import run_in_venv, venv_main
+from pcgen.venv import here_or_in_venv, venv_main
 
 FAMILY = "autoround"
 VENV = os.environ.get("PCGEN_VENV_AUTOROUND", "/work/venvs/autoround")
@@ -37,18 +37,8 @@ GPTQ_RULES = ["AR-001", "AR-002", "AR-003", "AR-004", "GPTQ-004", "GPTQ-005", "G
 AWQ_RULES = ["AR-001", "AR-002", "AR-003", "AR-004", "AWQ-001", "AWQ-005"]
 
 
-def _have_libs():
-    try:
-        import auto_round  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def generate(out):
-    if _have_libs():
-        return _generate(out)
-    run_in_venv(__file__, VENV, out, "auto-round")
+    return here_or_in_venv(__file__, VENV, out, "auto-round", ("auto_round",), _generate)
 
 
 def tiny_llama():

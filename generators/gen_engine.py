@@ -22,7 +22,7 @@ Pins as in those generators: codes the stored bytes (int: q + 2^(b-1)), f32 weig
 import os
 import sys
 
-from pcgen.venv import run_in_venv
+from pcgen.venv import here_or_in_venv
 
 FAMILY = "engine"
 VENV = os.environ.get("PCGEN_VENV_CT", "/work/venvs/ct")
@@ -30,19 +30,8 @@ L0 = "model.layers.0"
 BLOCK_SCALES = (2.0 ** -9, 3 * 2.0 ** -11)  # one per 128-column block; bf16- and f32-exact
 
 
-def _have_libs():
-    try:
-        import compressed_tensors  # noqa: F401
-        import torch  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def generate(out):
-    if _have_libs():
-        return _generate(out)
-    run_in_venv(__file__, VENV, out, "compressed-tensors")
+    return here_or_in_venv(__file__, VENV, out, "compressed-tensors", ("compressed_tensors", "torch"), _generate)
 
 
 def e4m3_codes():

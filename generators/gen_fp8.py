@@ -36,7 +36,7 @@ import os
 import sys
 
 from pcgen.corpus import module_pin
-from pcgen.venv import run_in_venv
+from pcgen.venv import here_or_in_venv
 
 FAMILY = "fp8"
 VENV = os.environ.get("PCGEN_VENV_CT", "/work/venvs/ct")
@@ -44,19 +44,8 @@ L0 = "model.layers.0"
 FP8_RULES = ["FP8-001", "FP8-002", "FP8-003", "FP8-004", "FP8-005", "FP8-006", "FP8-008"]
 
 
-def _have_libs():
-    try:
-        import compressed_tensors  # noqa: F401
-        import torch  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def generate(out):
-    if _have_libs():
-        return _generate(out)
-    run_in_venv(__file__, VENV, out, "compressed-tensors")
+    return here_or_in_venv(__file__, VENV, out, "compressed-tensors", ("compressed_tensors", "torch"), _generate)
 
 
 # ---------------------------------------------------------------- shared

@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 from pcgen.corpus import module_pin
-from pcgen.venv import run_in_venv
+from pcgen.venv import here_or_in_venv
 
 FAMILY = "fp8"
 VENV = os.environ.get("PCGEN_VENV_LLMC", "/work/venvs/llmc")
@@ -36,18 +36,8 @@ PRESETS = [("llmc-fp8-static", "FP8", 260), ("llmc-fp8-dynamic", "FP8_DYNAMIC", 
            ("llmc-w8a8-int8", "W8A8", 260), ("llmc-fp8-block", "FP8_BLOCK", 300)]
 
 
-def _have_libs():
-    try:
-        import llmcompressor  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def generate(out):
-    if _have_libs():
-        return _generate(out)
-    run_in_venv(__file__, VENV, out, "llmcompressor")
+    return here_or_in_venv(__file__, VENV, out, "llmcompressor", ("llmcompressor",), _generate)
 
 
 def tiny_llama(base, inter):

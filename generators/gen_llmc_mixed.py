@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 from pcgen.corpus import module_pin
-from pcgen.venv import run_in_venv, venv_main
+from pcgen.venv import here_or_in_venv, venv_main
 
 FAMILY = "ct-mixed"
 VENV = os.environ.get("PCGEN_VENV_LLMC014", "/work/venvs/llmc014")
@@ -49,18 +49,8 @@ CASES = [
 ]
 
 
-def _have_libs():
-    try:
-        import llmcompressor  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def generate(out):
-    if _have_libs():
-        return _generate(out)
-    run_in_venv(__file__, VENV, out, "llmcompressor 0.14")
+    return here_or_in_venv(__file__, VENV, out, "llmcompressor 0.14", ("llmcompressor",), _generate)
 
 
 def tiny_llama(base):

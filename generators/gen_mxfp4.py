@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 from pcgen.corpus import module_pin
-from pcgen.venv import NeedsVenv, run_in_venv
+from pcgen.venv import NeedsVenv, here_or_in_venv
 
 FAMILY = "mxfp4"
 VENV = os.environ.get("PCGEN_VENV_CT", "/work/venvs/ct")
@@ -39,15 +39,6 @@ LLAMA_SRC = os.environ.get("PCGEN_LLAMA_SRC", "/work/cache/llama/llama_cpp_pytho
 LLAMA_VERSION = "llama.cpp vendored in llama-cpp-python 0.3.36"
 
 
-def _have_libs():
-    try:
-        import torch  # noqa: F401
-        import transformers.integrations.mxfp4  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def _need_llama():
     if not os.path.exists(os.path.join(LLAMA_SRC, "convert_hf_to_gguf.py")):
         raise NeedsVenv(f"gen_mxfp4 needs llama.cpp's converter (its equiv pair with GGUF): nothing at {LLAMA_SRC} "
@@ -56,9 +47,7 @@ def _need_llama():
 
 def generate(out):
     _need_llama()
-    if _have_libs():
-        return _generate(out)
-    run_in_venv(__file__, VENV, out, "torch + transformers")
+    return here_or_in_venv(__file__, VENV, out, "torch + transformers", ("torch", "transformers.integrations.mxfp4"), _generate)
 
 
 def module(e, r, g, seed):

@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcgen.corpus import module_pin  # noqa: E402
-from pcgen.venv import run_in_venv  # noqa: E402
+from pcgen.venv import here_or_in_venv  # noqa: E402
 
 FAMILY = "variants"
 VENV = os.environ.get("PCGEN_VENV_MODELOPT", "/work/venvs/modelopt")
@@ -46,19 +46,8 @@ L0 = "model.layers.0"
 EX = f"{L0}.mlp.experts"
 
 
-def _have_libs():
-    try:
-        import modelopt  # noqa: F401
-        import compressed_tensors  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def generate(out):
-    if _have_libs():
-        return _generate(out)
-    run_in_venv(__file__, VENV, out, "nvidia-modelopt")
+    return here_or_in_venv(__file__, VENV, out, "nvidia-modelopt", ("modelopt", "compressed_tensors"), _generate)
 
 
 def st_bytes(tensors):

@@ -1,5 +1,6 @@
 """Generators whose library lives in another venv re-run themselves there, writing into the same
 corpus folder, and report the case ids they wrote (one JSON list on the last stdout line)."""
+import importlib
 import json
 import os
 import subprocess
@@ -24,6 +25,23 @@ def run_in_venv(script, venv, out, what):
         raise RuntimeError(f"{os.path.basename(script)}: the {what} venv at {venv} failed")
     for cid in json.loads(r.stdout.strip().splitlines()[-1]):
         out.ids.add(cid)
+
+
+def importable(*modules):
+    """Do all of `modules` import here? (Which interpreter a generator must run under.)"""
+    try:
+        for m in modules:
+            importlib.import_module(m)
+        return True
+    except ImportError:
+        return False
+
+
+def here_or_in_venv(script, venv, out, what, modules, generate):
+    """generate(out) in this interpreter when `modules` import, else `script` under the venv's python."""
+    if importable(*modules):
+        return generate(out)
+    run_in_venv(script, venv, out, what)
 
 
 def venv_main(generate):
