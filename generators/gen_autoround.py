@@ -27,7 +27,7 @@ import shutil
 import sys
 import tempfile
 
-from pcgen.corpus import module_pin
+from pcgen.corpus import folder_files, module_pin
 from pcgen.venv import here_or_in_venv, venv_main
 
 FAMILY = "autoround"
@@ -66,13 +66,6 @@ def quantize(outd, fmt, **kw):
     (sub,) = [os.path.join(outd, d) for d in os.listdir(outd)]
     return sub
 
-
-def read_folder(d):
-    files = {}
-    for n in sorted(os.listdir(d)):
-        with open(os.path.join(d, n), "rb") as f:
-            files[n] = f.read()
-    return files
 
 
 # ---------------------------------------------------------------- unpacking (auto-round's own field order)
@@ -223,12 +216,12 @@ def _generate(out):
             pins, checks = pins_of(d, qc["packing_format"], qc)
             layout = {"auto_round:auto_gptq": "autoround-gptq-v1", "auto_round": "autoround-gptq-v2",
                       "auto_round:auto_awq": "autoround-awq"}[qc["packing_format"]]
-            out.case(FAMILY, name, verdict="pass", layout=layout, rules=rules, modules=pins, files=read_folder(d),
+            out.case(FAMILY, name, verdict="pass", layout=layout, rules=rules, modules=pins, files=folder_files(d),
                      source=f"{ver}(format=\"{fmt}\"). {what}", extra={"library_check": checks})
-            folders[name] = read_folder(d)
+            folders[name] = folder_files(d)
         name, fmt, kw, what = LM_HEAD_UNPACKED
         d = quantize(os.path.join(tmp, name), fmt, **kw)
-        out.case(FAMILY, name, verdict="reject", reject_rule="AR-004", files=read_folder(d),
+        out.case(FAMILY, name, verdict="reject", reject_rule="AR-004", files=folder_files(d),
                  source=f"{ver}(format=\"{fmt}\"). {what}")
         negatives(out, folders, ver)
     finally:

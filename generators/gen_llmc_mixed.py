@@ -25,7 +25,7 @@ import shutil
 import sys
 import tempfile
 
-from pcgen.corpus import module_pin
+from pcgen.corpus import folder_files, module_pin
 from pcgen.venv import here_or_in_venv, venv_main
 
 FAMILY = "ct-mixed"
@@ -146,13 +146,6 @@ def pins_of(folder):
     return {n: pin_module(sd, n, group_of(cfg, n)) for n in names}
 
 
-def read_folder(d):
-    files = {}
-    for n in sorted(os.listdir(d)):
-        with open(os.path.join(d, n), "rb") as f:
-            files[n] = f.read()
-    return files
-
 
 def _generate(out):
     import compressed_tensors
@@ -169,7 +162,7 @@ def _generate(out):
         for name, groups, what in CASES:
             d = os.path.join(tmp, name)
             run_oneshot(groups, d)
-            folders[name] = read_folder(d)
+            folders[name] = folder_files(d)
             out.case(FAMILY, name, verdict="pass", layout="mixed", files=folders[name], modules=pins_of(d),
                      source=f"{ver}. {what}")
         negatives(out, folders[CASES[0][0]], CASES[0][0], ver)

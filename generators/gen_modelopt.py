@@ -24,7 +24,7 @@ import tempfile
 
 import numpy as np
 
-from pcgen.corpus import module_pin
+from pcgen.corpus import folder_files, folder_tensors, module_pin
 from pcgen.venv import run_in_venv, venv_main
 
 FAMILY = "modelopt"
@@ -68,23 +68,6 @@ def export(preset, hidden, inter, out_dir, extra=()):
 
 # ---------------------------------------------------------------- reading and pinning
 
-def load(dir_):
-    from safetensors.torch import load_file
-    out = {}
-    for fn in sorted(os.listdir(dir_)):
-        if fn.endswith(".safetensors"):
-            out.update(load_file(os.path.join(dir_, fn)))
-    return out
-
-
-def files_of(dir_):
-    out = {}
-    for root, _, names in os.walk(dir_):
-        for n in names:
-            p = os.path.join(root, n)
-            with open(p, "rb") as f:
-                out[os.path.relpath(p, dir_)] = f.read()
-    return out
 
 
 def modules(t):
@@ -134,7 +117,7 @@ def view(t, prefix, kind):
 
 
 def pins(dir_):
-    t = load(dir_)
+    t = folder_tensors(dir_)
     out = {}
     for prefix, kind in modules(t):
         if kind == "int4" and f"{prefix}.weight_scale_2" in t and t[f"{prefix}.weight_scale"].dtype.itemsize == 1:
@@ -148,7 +131,7 @@ def library_check(dir_):
     """ModelOpt's own code against the pinned view, per module."""
     import torch
     from modelopt.torch.export.quant_utils import from_quantized_weight, pack_int4_in_uint8
-    t = load(dir_)
+    t = folder_tensors(dir_)
     rep = {}
     for prefix, kind in modules(t):
         codes, w = view(t, prefix, kind)
@@ -182,7 +165,7 @@ def variant(base_dir, edit_tensors=None, edit_hq=None, drop_files=()):
         for fn in drop_files:
             os.remove(os.path.join(d, fn))
         if edit_tensors:
-            t = load(d)
+            t = folder_tensors(d)
             edit_tensors(t)
             save(t, d)
         if edit_hq:
@@ -195,7 +178,7 @@ def variant(base_dir, edit_tensors=None, edit_hq=None, drop_files=()):
                 edit_hq(j[key])
                 with open(p, "w") as f:
                     json.dump(j, f, indent=2, sort_keys=True)
-        return files_of(d)
+        return folder_files(d)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -246,7 +229,7 @@ def _generate(out):
 
 def pass_cases(out, dirs, sources):
     for name, d in dirs.items():
-        out.case(FAMILY, name, source=sources[name], verdict="pass", layout=None, rules=RULES, files=files_of(d),
+        out.case(FAMILY, name, source=sources[name], verdict="pass", layout=None, rules=RULES, files=folder_files(d),
                  modules=pins(d), extra={"library_check": library_check(d)})
     out.case(FAMILY, "int4-awq-config-json-only", source=f"{sources['int4-awq']}; hf_quant_config.json removed",
              verdict="pass", rules=RULES, files=variant(dirs["int4-awq"], drop_files=("hf_quant_config.json",)),

@@ -27,7 +27,7 @@ import tempfile
 
 import numpy as np
 
-from pcgen.corpus import module_pin
+from pcgen.corpus import folder_files, folder_tensors, module_pin
 from pcgen.venv import run_in_venv
 
 FAMILY = "nvfp4"
@@ -173,7 +173,7 @@ def ct_requantize_with_modelopt_scales(model, mo_dir, out_dir):
     from compressed_tensors.quantization import QuantizationScheme
     from compressed_tensors.quantization.quant_scheme import NVFP4
     scheme = QuantizationScheme(targets=["Linear"], **copy.deepcopy(NVFP4))
-    mo = load(mo_dir)
+    mo = folder_tensors(mo_dir)
     tensors = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
     for name, mod in model.named_modules():
         if not isinstance(mod, torch.nn.Linear) or name == "lm_head":
@@ -203,23 +203,6 @@ def convert(src_dir, out_dir):
 
 # ---------------------------------------------------------------- reading, pinning, checking
 
-def load(dir_):
-    from safetensors.torch import load_file
-    out = {}
-    for fn in sorted(os.listdir(dir_)):
-        if fn.endswith(".safetensors"):
-            out.update(load_file(os.path.join(dir_, fn)))
-    return out
-
-
-def files_of(dir_):
-    out = {}
-    for root, _, names in os.walk(dir_):
-        for n in names:
-            p = os.path.join(root, n)
-            with open(p, "rb") as f:
-                out[os.path.relpath(p, dir_)] = f.read()
-    return out
 
 
 def naming_modules(t):
@@ -253,7 +236,7 @@ def library_view(t, prefix, naming):
 
 
 def pins(dir_):
-    t = load(dir_)
+    t = folder_tensors(dir_)
     out = {}
     for prefix, naming in naming_modules(t):
         codes, w = library_view(t, prefix, naming)
@@ -264,7 +247,7 @@ def pins(dir_):
 def library_check(dir_):
     """How the libraries' own dequantizers compare with the contract view, per naming."""
     import torch
-    t = load(dir_)
+    t = folder_tensors(dir_)
     rep = {}
     for prefix, naming in naming_modules(t):
         codes, w = library_view(t, prefix, naming)
@@ -317,7 +300,7 @@ def variant(base_dir, edit_tensors=None, edit_config=None, drop_files=()):
         if edit_tensors:
             st = [fn for fn in os.listdir(d) if fn.endswith(".safetensors")]
             assert len(st) == 1, st
-            t = load(d)
+            t = folder_tensors(d)
             edit_tensors(t)
             save(t, d, st[0])
             ix = os.path.join(d, "model.safetensors.index.json")
@@ -334,7 +317,7 @@ def variant(base_dir, edit_tensors=None, edit_config=None, drop_files=()):
             edit_config(cfg)
             with open(p, "w") as f:
                 json.dump(cfg, f, indent=2, sort_keys=True)
-        return files_of(d)
+        return folder_files(d)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -404,24 +387,24 @@ def pass_cases(out, dirs, sources):
              "conv": ("ct-converted-from-modelopt", "nvfp4-ct")}
     for key, (name, layout) in names.items():
         d = dirs[key]
-        t = load(d)
+        t = folder_tensors(d)
         codes = set()
         for prefix, naming in naming_modules(t):
             codes |= set(np.unique(library_view(t, prefix, naming)[0]).tolist())
         assert codes == set(range(16)), (name, sorted(codes))
         out.case(FAMILY, name, source=sources[key], verdict="pass", layout=layout, rules=rules,
-                 files=files_of(d), modules=pins(d),
+                 files=folder_files(d), modules=pins(d),
                  notes="all 16 E2M1 codes appear (q_proj rows 0-1); bf16 embed_tokens / lm_head / norms stay unpacked; "
                        "K/16 = 2 (attention, gate/up) and 3 (down_proj)",
                  extra={"library_check": library_check(d)})
-    out.case(FAMILY, "modelopt-moe-export", verdict="pass", layout="nvfp4-modelopt", files=files_of(dirs["moe"]),
+    out.case(FAMILY, "modelopt-moe-export", verdict="pass", layout="nvfp4-modelopt", files=folder_files(dirs["moe"]),
              modules=pins(dirs["moe"]), rules=["NV-001", "NV-002", "NV-003", "NV-004", "NV-010"],
              source=f"{sources['mo'].split(':')[0]}: mtq.quantize(NVFP4_DEFAULT_CFG) + export_hf_checkpoint of a seeded "
                     f"2-expert Mixtral (fused 3-D experts in transformers, exported per expert by ModelOpt)",
              extra={"library_check": library_check(dirs["moe"])})
     import gen_modelopt  # its FP8 pins: the attention layers are formats/modelopt's
     out.case(FAMILY, "modelopt-mixed-precision", source=sources["mixed"], verdict="pass", layout="mixed",
-             files=files_of(dirs["mixed"]), modules={**pins(dirs["mixed"]), **gen_modelopt.pins(dirs["mixed"])},
+             files=folder_files(dirs["mixed"]), modules={**pins(dirs["mixed"]), **gen_modelopt.pins(dirs["mixed"])},
              rules=["NV-001", "NV-003", "NV-008"],
              notes="the FP8 attention layers (F8_E4M3 weight, F32 0-dim weight_scale) are ModelOpt FP8 (layout modelopt-fp8, family MO)",
              extra={"library_check": library_check(dirs["mixed"])})
@@ -530,7 +513,7 @@ def reject_cases(out, dirs, sources):
         os.remove(os.path.join(d, "config.json"))  # hf_quant_config.json alone names the scheme
         out.case(FAMILY, "reject-modelopt-excluded-module-packed", verdict="reject", reject_rule="NV-009", rules=["NV-009"],
                  source=f"{sources['mo']}; then config.json removed and exclude_modules gains 'model.layers.*.mlp.down_proj'",
-                 files=files_of(d))
+                 files=folder_files(d))
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -539,7 +522,7 @@ def requant_finding(model, mo_dir, requant_dir):
     """Where the two quantizers disagree given the same bf16 weights and the same scales: only within a
     few ULP of a rounding boundary of the E2M1 grid, where x / (fp8 * weight_scale_2) and
     x / (fp8 / f32(1/weight_scale_2)) fall on either side (FORMATS.md 4.6). Exact -0.0 weights get 0x0 from both (see negzero_cases). Asserted here."""
-    mo, rq = load(mo_dir), load(requant_dir)
+    mo, rq = folder_tensors(mo_dir), folder_tensors(requant_dir)
     ties = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0], np.float32)
     where = {}
     for prefix, _ in naming_modules(mo):
@@ -599,13 +582,13 @@ def negzero_cases(out, sources):
         src_mo = f"nvidia-modelopt {sources['modelopt_version']} NVFP4QTensor.quantize of the same values (block scale 1, weight_scale_2 1); layout of hf_quant_config.json from its export"
         rules = ["NV-001", "NV-002", "NV-003", "NV-004", "NV-005", "NV-006", "NV-007", "NV-008", "NV-010"]
         out.case(FAMILY, "ct-packer-negzero", source=src_ct, verdict="pass", layout="nvfp4-ct", rules=rules,
-                 files=files_of(ct_dir), modules=pins(ct_dir), notes="exact -0.0 -> code 0x8 (signbit)",
+                 files=folder_files(ct_dir), modules=pins(ct_dir), notes="exact -0.0 -> code 0x8 (signbit)",
                  extra={"library_check": library_check(ct_dir)})
         out.case(FAMILY, "modelopt-quantize-negzero", source=src_mo, verdict="pass", layout="nvfp4-modelopt", rules=rules,
-                 files=files_of(mo_dir), modules=pins(mo_dir), notes="exact -0.0 -> code 0x0 (x < 0); weight of code 0x8 would be -0.0 in the contract view, ModelOpt's dequantize gives +0.0",
+                 files=folder_files(mo_dir), modules=pins(mo_dir), notes="exact -0.0 -> code 0x0 (x < 0); weight of code 0x8 would be -0.0 in the contract view, ModelOpt's dequantize gives +0.0",
                  extra={"library_check": library_check(mo_dir)})
-        files = nested(files_of(mo_dir), "source")
-        files.update(nested(files_of(ct_dir), "target"))
+        files = nested(folder_files(mo_dir), "source")
+        files.update(nested(folder_files(ct_dir), "target"))
         out.case(FAMILY, "equiv-negzero-modelopt-vs-ct-packer", verdict="pass", layout="nvfp4-modelopt", input="source",
                  files=files, modules=pins(mo_dir), source=f"source = {src_mo}; target = {src_ct}",
                  notes="the two libraries encode an exact -0.0 differently (0x90 vs 0x98 at byte [0, 4]): not the same codes",
@@ -624,7 +607,7 @@ def equiv_cases(out, dirs, sources):
         b[r, c] = ((b[r, c] & 15) << 4) | (b[r, c] >> 4)
         t[k] = b
 
-    mo = load(dirs["mo"])
+    mo = folder_tensors(dirs["mo"])
 
     def global_copied(t):
         k = _first(t, "down_proj.weight_global_scale")
@@ -673,7 +656,7 @@ def equiv_cases(out, dirs, sources):
     conv_src = f"source = {sources['mo']}; target = {sources['conv']}"
     cases = [
         # name, source key, target files, verdict, rule, what
-        ("equiv-modelopt-to-ct-converter", "mo", files_of(dirs["conv"]), "equal", None, "the real converter's output"),
+        ("equiv-modelopt-to-ct-converter", "mo", folder_files(dirs["conv"]), "equal", None, "the real converter's output"),
         ("equiv-converter-swapped-nibble", "mo", variant(dirs["conv"], swap_nibble), "differ", "CT-005",
          "target: one q_proj.weight_packed byte with its nibbles swapped"),
         ("equiv-converter-global-not-inverted", "mo", variant(dirs["conv"], global_copied), "differ", "CT-005",
@@ -697,13 +680,13 @@ def equiv_cases(out, dirs, sources):
          "target: every k_proj tensor removed"),
         ("equiv-ct-norm-changed", "ct", variant(dirs["ct"], norm_changed), "differ", "EQ-004",
          "target: model.norm.weight[0] doubled"),
-        ("equiv-ct-self", "ct", files_of(dirs["ct"]), "equal", None, "target: the same files"),
-        ("equiv-modelopt-vs-ct-requantized", "mo", files_of(dirs["requant"]), "differ", "CT-005",
+        ("equiv-ct-self", "ct", folder_files(dirs["ct"]), "equal", None, "target: the same files"),
+        ("equiv-modelopt-vs-ct-requantized", "mo", folder_files(dirs["requant"]), "differ", "CT-005",
          f"target = {sources['requant']}. Re-quantizing instead of copying moves codes at exact rounding ties "
          f"(elements {sources['ties']}), so the bytes are not a copy"),
     ]
     for name, src, target_files, verdict, rule, what in cases:
-        files = nested(files_of(dirs[src]), "source")
+        files = nested(folder_files(dirs[src]), "source")
         files.update(nested(target_files, "target"))
         layout = "nvfp4-modelopt" if src == "mo" else "nvfp4-ct"
         out.case(FAMILY, name, verdict="pass", layout=layout, input="source", files=files, modules=pins(dirs[src]),

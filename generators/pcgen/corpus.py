@@ -75,3 +75,25 @@ def write_manifest(root: str) -> None:
     lines.sort(key=lambda l: l[66:])
     with open(os.path.join(root, "MANIFEST.sha256"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def folder_files(d: str) -> dict:
+    """Every file below folder d as {relative path: bytes}, sorted: an exported model folder as a case's files."""
+    out = {}
+    for root, dirs, names in os.walk(d):
+        dirs.sort()
+        for n in sorted(names):
+            p = os.path.join(root, n)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, d)] = f.read()
+    return out
+
+
+def folder_tensors(d: str) -> dict:
+    """Every tensor of the *.safetensors files of folder d (torch), in file-name order."""
+    from safetensors.torch import load_file
+    out = {}
+    for fn in sorted(os.listdir(d)):
+        if fn.endswith(".safetensors"):
+            out.update(load_file(os.path.join(d, fn)))
+    return out
