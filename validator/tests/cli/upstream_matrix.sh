@@ -24,7 +24,7 @@ grep -q "$want" reports/upstream.json || echo "note: no certificate is on the co
 # A certificate edited after the matrix was built: caught by digest.
 mkdir -p "$TMP/w/reports/upstream"
 cp reports/upstream.json "$TMP/w/reports/"
-cp reports/upstream/*.json "$TMP/w/reports/upstream/"
+cp -r reports/upstream/. "$TMP/w/reports/upstream/"  # partial/ runs are certificates too
 first=$(sed -n 's/.*"certificate":[[:space:]]*"\([^"]*\)".*/\1/p' reports/upstream.json | head -1)
 printf ' ' >>"$TMP/w/$first"
 (cd "$TMP/w" && "$PC" certify --check-matrix reports/upstream.json) >"$TMP/out" 2>"$TMP/err"
