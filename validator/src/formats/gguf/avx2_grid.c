@@ -1,0 +1,293 @@
+/* AVX2 decoders of the grid i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (oracle_grid.c
+ * reads each struct literally; fast_grid.c is the portable path). Per block:
+ *   - grid rows by hardware gathers: the row indices are built in vector lanes (index bytes widened,
+ *     high bits from qh shifted in per lane), four 8-byte rows (vpgatherdq) or eight 4-byte rows
+ *     (vpgatherdd) per 32 codes, so no index ever leaves the vector unit;
+ *   - the sign bytes of all 32 groups at once: IQ2_XXS / IQ2_XS / IQ3_XXS pack their 7-bit ksigns
+ *     indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7, the table's
+ *     definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store them whole;
+ *   - a sign byte spread to its group's 8 bytes, tested against bit j, and the row negated there:
+ *     (g ^ m) - m;
+ *   - f32: the codes widened 8 at a time, converted (exact) and multiplied by the group's scale, which
+ *     is computed 8 lanes at a time with the oracle's operations in the oracle's order (no FMA: the
+ *     target has none). The oracle's f32(db * |g|) negated equals f32(db * -|g|) for every non-NaN
+ *     db, so a block whose fp16 d is a NaN takes the portable path for its weights (as avx2_more.c).
+ *     IQ1 computes f32(dl * f32(g + delta)) as ggml does; there a NaN dl's payload is the product's
+ *     whichever operand order, so no fallback is needed. */
+#include "../../kernels/fast/half.h"
+#include "kernels.h"
+#include "iq_grids.h"
+
+#ifdef PC_HAVE_X86_KERNELS
+#include "../../kernels/fast/avx2_inline.h"
+
+/* Four 8-byte rows of `grid` at the four indices in idx. */
+static inline AVX2_FN __m256i rows8(const uint8_t *grid, __m128i idx)
+{
+    return _mm256_i32gather_epi64((const long long *)(const void *)grid, idx, 8);
+}
+
+/* Eight 4-byte rows of `grid` at the eight indices in idx. */
+static inline AVX2_FN __m256i rows4(const uint8_t *grid, __m256i idx)
+{
+    return _mm256_i32gather_epi32((const int *)(const void *)grid, idx, 4);
+}
+
+/* 32 codes of four groups: row bytes negated where their group's sign byte (byte l of s4 for group l)
+ * has bit j set. */
+static inline AVX2_FN __m256i signed32(__m256i g, uint32_t s4)
+{
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    __m256i s = _mm256_shuffle_epi8(_mm256_set1_epi32((int)s4), spread);
+    __m256i m = _mm256_cmpeq_epi8(_mm256_and_si256(s, bit), bit);
+    return _mm256_sub_epi8(_mm256_xor_si256(g, m), m);
+}
+
+/* Bytes holding 7-bit ksigns indices -> ksigns_iq2xs of each: the parity of the byte in bit 7. */
+static inline AVX2_FN __m256i ksigns32(__m256i k)
+{
+    const __m256i par = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0,
+                                         0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
+    __m256i x = _mm256_and_si256(_mm256_xor_si256(k, _mm256_srli_epi16(k, 4)), _mm256_set1_epi8(15));
+    return _mm256_or_si256(k, _mm256_shuffle_epi8(par, x));
+}
+
+/* Dword i of aux holds group 4i + l's 7-bit ksigns index at bits 7l (l < 4) -> dword i = the four
+ * sign bytes of groups 4i .. 4i + 3 (IQ2_XXS's aux1, IQ3_XXS's aux). */
+static inline AVX2_FN __m256i ksigns_aux(__m256i aux)
+{
+    const __m256i m = _mm256_set1_epi32(0x7f);
+    __m256i k = _mm256_and_si256(aux, m);
+    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(m, 8)));
+    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_slli_epi32(m, 16)));
+    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_slli_epi32(m, 24)));
+    return ksigns32(k);
+}
+
+/* w[8g + j] = sc[g >> shift] * q[8g + j] for the block's 32 groups (exact conversion, one rounding). */
+static inline AVX2_FN void grid_f32(const int8_t *q, const float *sc, unsigned shift, float *w)
+{
+    for (unsigned g = 0; g < 32; g++) {
+        __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(q + 8 * g))));
+        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(v, _mm256_broadcast_ss(sc + (g >> shift))));
+    }
+}
+
+/* IQ1: w[8g + j] = dl[g >> shift] * (q[8g + j] + delta[g]); the sum is exact (|q| <= 1, delta 1/8). */
+static inline AVX2_FN void iq1_f32(const int8_t *q, const float *dl, unsigned shift, const float *delta, float *w)
+{
+    for (unsigned g = 0; g < 32; g++) {
+        __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(q + 8 * g))));
+        v = _mm256_add_ps(v, _mm256_broadcast_ss(delta + g));
+        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(_mm256_broadcast_ss(dl + (g >> shift)), v));
+    }
+}
+
+/* db = f32(f32(d * f32(0.5 + s)) * quarter) for the eight scale fields s in lanes (IQ2_*, IQ3_XXS). */
+static inline AVX2_FN __m256 half_step_scales(float d, __m256i s, float quarter)
+{
+    __m256 t = _mm256_add_ps(_mm256_set1_ps(0.5f), _mm256_cvtepi32_ps(s));
+    return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(d), t), _mm256_set1_ps(quarter));
+}
+
+/* IQ2_XS / IQ2_S: the 16 nibble scales of scales[8] (low nibble for groups 4ib, 4ib + 1, high for the
+ * other two) -> db per 16 elements, in order. */
+static inline AVX2_FN void nibble_scales16(float d, const uint8_t *scales, float sc[16])
+{
+    __m128i x = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)scales));
+    __m128i lh = _mm_or_si128(_mm_and_si128(x, _mm_set1_epi16(15)), _mm_slli_epi16(_mm_srli_epi16(x, 4), 8));
+    __m128i n = _mm_and_si128(lh, _mm_set1_epi16(0x0f0f)); /* byte 2i = low nibble, 2i + 1 = high */
+    _mm256_storeu_ps(sc, half_step_scales(d, _mm256_cvtepu8_epi32(n), 0.25f));
+    _mm256_storeu_ps(sc + 8, half_step_scales(d, _mm256_cvtepu8_epi32(_mm_srli_si128(n, 8)), 0.25f));
+}
+
+/* Where the block's codes go: the caller's buffer, or the stack when only weights are wanted. */
+#define CODES_AT(codes, b, tmp) ((codes) ? (int8_t *)(codes) + 256 * (b) : (tmp))
+
+/* ---- IQ2_XXS: fp16 d, then per sub-block ib the LE u32 pair (four row indices, aux1). ---- */
+AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 66 * b;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        __m256 v0 = _mm256_loadu_ps((const float *)(const void *)(blk + 2)), v1 = _mm256_loadu_ps((const float *)(const void *)(blk + 34));
+        __m256i aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(v0, v1, 0xDD)), 0xD8);
+        uint32_t s4[8];
+        _mm256_storeu_si256((__m256i *)(void *)s4, ksigns_aux(aux));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            __m128i idx = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 2 + 8 * ib)));
+            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows8(PC_IQ2XXS_GRID, idx), s4[ib]));
+        }
+        if (!weights) continue;
+        if (half_is_nan(blk)) { pc_iq2_xxs_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
+        float sc[8];
+        _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.25f));
+        grid_f32(q, sc, 2, weights + 256 * b);
+    }
+}
+
+/* ---- IQ2_XS: fp16 d, LE u16 qs[32] (9-bit row index, 7-bit ksigns index), scales[8]. ---- */
+AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 74 * b;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), v1 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 34));
+        __m256i k = _mm256_packus_epi16(_mm256_srli_epi16(v0, 9), _mm256_srli_epi16(v1, 9));
+        uint32_t s4[8];
+        uint16_t ix[32];
+        _mm256_storeu_si256((__m256i *)(void *)s4, ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
+        _mm256_storeu_si256((__m256i *)(void *)ix, _mm256_and_si256(v0, _mm256_set1_epi16(511)));
+        _mm256_storeu_si256((__m256i *)(void *)(ix + 16), _mm256_and_si256(v1, _mm256_set1_epi16(511)));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            __m128i idx = _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(ix + 4 * ib)));
+            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows8(PC_IQ2XS_GRID, idx), s4[ib]));
+        }
+        if (!weights) continue;
+        if (half_is_nan(blk)) { pc_iq2_xs_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
+        float sc[16];
+        nibble_scales16(half_f32(blk), blk + 66, sc);
+        grid_f32(q, sc, 1, weights + 256 * b);
+    }
+}
+
+/* ---- IQ2_S: fp16 d, qs[32] row index low bytes, signs[32], qh[8] (bits 2l, 2l + 1 of qh[ib] are
+ * bits 8, 9 of group 4ib + l's index), scales[8]. ---- */
+AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m128i sh = _mm_setr_epi32(8, 6, 4, 2), hi = _mm_set1_epi32(0x300);
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 82 * b;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            __m128i lo = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 2 + 4 * ib)));
+            __m128i idx = _mm_or_si128(lo, _mm_and_si128(_mm_sllv_epi32(_mm_set1_epi32(blk[66 + ib]), sh), hi));
+            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows8(PC_IQ2S_GRID, idx), pc_load_le32(blk + 34 + 4 * ib)));
+        }
+        if (!weights) continue;
+        if (half_is_nan(blk)) { pc_iq2_s_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
+        float sc[16];
+        nibble_scales16(half_f32(blk), blk + 74, sc);
+        grid_f32(q, sc, 1, weights + 256 * b);
+    }
+}
+
+/* ---- IQ3_XXS: fp16 d, qs[64] (4-byte row r at qs[r]), LE u32 aux[8] (ksigns indices, scale). ---- */
+AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 98 * b;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        __m256i aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
+        uint32_t s4[8];
+        _mm256_storeu_si256((__m256i *)(void *)s4, ksigns_aux(aux));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 2 + 8 * ib)));
+            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows4(PC_IQ3XXS_GRID, idx), s4[ib]));
+        }
+        if (!weights) continue;
+        if (half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
+        float sc[8];
+        _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
+        grid_f32(q, sc, 2, weights + 256 * b);
+    }
+}
+
+/* ---- IQ3_S: fp16 d, qs[64], qh[8] (bit r % 8 of qh[r / 8] is bit 8 of row r's index), signs[32],
+ * scales[4] (nibble ib % 2 of scales[ib / 2]); db = f32(d * (1 + 2 s)). ---- */
+AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m256i sh = _mm256_setr_epi32(8, 7, 6, 5, 4, 3, 2, 1), bit8 = _mm256_set1_epi32(256);
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 110 * b;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            __m256i lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 2 + 8 * ib)));
+            __m256i idx = _mm256_or_si256(lo, _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(blk[66 + ib]), sh), bit8));
+            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows4(PC_IQ3S_GRID, idx), pc_load_le32(blk + 74 + 4 * ib)));
+        }
+        if (!weights) continue;
+        if (half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
+        __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
+        s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                               _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
+        __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
+        float sc[8];
+        _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
+        grid_f32(q, sc, 2, weights + 256 * b);
+    }
+}
+
+/* ---- IQ1_S: fp16 d, qs[32], LE u16 qh[8]: bits 3l..3l + 2 are bits 8..10 of group 4ib + l's
+ * index, bits 12..14 the scale s (dl = f32(d * (2 s + 1))), bit 15 the delta's sign. ---- */
+AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m128i sh = _mm_setr_epi32(0, 3, 6, 9), hi = _mm_set1_epi32(0x700);
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 50 * b;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            __m128i lo = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 2 + 4 * ib)));
+            __m128i qh = _mm_set1_epi32((int)pc_le16_at(blk + 34 + 2 * ib) << 8);
+            __m128i idx = _mm_or_si128(lo, _mm_and_si128(_mm_srlv_epi32(qh, sh), hi));
+            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), rows8((const uint8_t *)PC_IQ1S_GRID, idx));
+        }
+        if (!weights) continue;
+        __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
+        __m256i s = _mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7));
+        __m256 dl8 = _mm256_mul_ps(_mm256_set1_ps(pc_half_to_f32(pc_le16_at(blk))),
+                                   _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1))));
+        /* +-0.125: bit 15 of qh moved to the sign bit */
+        __m256 dt8 = _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qh, 15), 31)));
+        float dl[8], dt8s[8], delta[32];
+        _mm256_storeu_ps(dl, dl8);
+        _mm256_storeu_ps(dt8s, dt8);
+        for (unsigned g = 0; g < 32; g++) delta[g] = dt8s[g / 4];
+        iq1_f32(q, dl, 2, delta, weights + 256 * b);
+    }
+}
+
+/* ---- IQ1_M: qs[32], qh[16] (nibble g % 2 of qh[g / 2]: bits 0..2 are bits 8..10 of group g's
+ * index, bit 3 the delta's sign), four LE u16 scale words (3-bit s per 16 elements, fp16 d in the top
+ * nibbles). ---- */
+AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    const __m128i sh = _mm_setr_epi32(8, 4, 8, 4), hi = _mm_set1_epi32(0x700);
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 56 * b;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            __m128i lo = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 4 * ib)));
+            unsigned w = pc_le16_at(blk + 32 + 2 * ib);
+            /* lanes 0, 1 shift w left (8, 4), lanes 2, 3 shift w >> 8 left (8, 4) */
+            __m128i qh = _mm_setr_epi32((int)w, (int)w, (int)(w >> 8), (int)(w >> 8));
+            __m128i idx = _mm_or_si128(lo, _mm_and_si128(_mm_sllv_epi32(qh, sh), hi));
+            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), rows8((const uint8_t *)PC_IQ1S_GRID, idx));
+        }
+        if (!weights) continue;
+        unsigned sw[4];
+        for (unsigned i = 0; i < 4; i++) sw[i] = pc_le16_at(blk + 48 + 2 * i);
+        const float d = pc_half_to_f32((uint16_t)((sw[0] >> 12) | ((sw[1] >> 8) & 0x00f0u) | ((sw[2] >> 4) & 0x0f00u) | (sw[3] & 0xf000u)));
+        /* scale field k (16 elements each) = bits 3 (k % 4) of word k / 4 */
+        __m256i wv = _mm256_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 48)));
+        __m256i sel = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), shv = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+        float dl[16], delta[32];
+        for (unsigned h = 0; h < 2; h++) {
+            __m256i x = _mm256_permutevar8x32_epi32(wv, _mm256_add_epi32(sel, _mm256_set1_epi32((int)(2 * h))));
+            __m256i s = _mm256_and_si256(_mm256_srlv_epi32(x, shv), _mm256_set1_epi32(7));
+            _mm256_storeu_ps(dl + 8 * h, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)))));
+        }
+        /* delta of group g: bit 3 + 4 (g % 2) of qh[g / 2] */
+        for (unsigned h = 0; h < 4; h++) {
+            __m256i x = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 32 + 4 * h)));
+            __m256i nib = _mm256_srlv_epi32(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                            _mm256_setr_epi32(3, 7, 3, 7, 3, 7, 3, 7));
+            __m256 dt = _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(nib, 31)));
+            _mm256_storeu_ps(delta + 8 * h, dt);
+        }
+        iq1_f32(q, dl, 1, delta, weights + 256 * b);
+    }
+}
+#endif
