@@ -21,17 +21,29 @@
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"
 
-/* Four 8-byte rows of `grid` at the four indices in idx. */
-static inline AVX2_FN __m256i rows8(const uint8_t *grid, __m128i idx)
+static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* Four 8-byte rows of `grid` at indices i0..i3 (x86 is little-endian: row bytes in element order). */
+static inline AVX2_FN __m256i rows8(const uint8_t *grid, unsigned i0, unsigned i1, unsigned i2, unsigned i3)
 {
-    return _mm256_i32gather_epi64((const long long *)(const void *)grid, idx, 8);
+    __m128i a = _mm_insert_epi64(_mm_cvtsi64_si128((long long)ld64(grid + 8 * i0)), (long long)ld64(grid + 8 * i1), 1);
+    __m128i c = _mm_insert_epi64(_mm_cvtsi64_si128((long long)ld64(grid + 8 * i2)), (long long)ld64(grid + 8 * i3), 1);
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(a), c, 1);
 }
 
-/* Eight 4-byte rows of `grid` at the eight indices in idx. */
-static inline AVX2_FN __m256i rows4(const uint8_t *grid, __m256i idx)
+/* Four 16-bit row indices, lane l of x (built with pdep from the index bytes and their high bits). */
+static inline AVX2_FN __m256i rows8x(const uint8_t *grid, uint64_t x)
+{
+    return rows8(grid, (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (unsigned)(x >> 48));
+}
+#define LANES16 0x00ff00ff00ff00ffull /* pdep: four bytes to the low bytes of four 16-bit lanes */
+
+/* Eight 4-byte rows of `grid` at the eight indices in idx (a hardware gather). */
+static inline AVX2_FN __m256i rows4g(const uint8_t *grid, __m256i idx)
 {
     return _mm256_i32gather_epi32((const int *)(const void *)grid, idx, 4);
 }
+
 
 /* 32 codes of four groups: row bytes negated where their group's sign byte (byte l of s4 for group l)
  * has bit j set. */
@@ -66,22 +78,23 @@ static inline AVX2_FN __m256i ksigns_aux(__m256i aux)
     return ksigns32(k);
 }
 
-/* w[8g + j] = sc[g >> shift] * q[8g + j] for the block's 32 groups (exact conversion, one rounding). */
-static inline AVX2_FN void grid_f32(const int8_t *q, const float *sc, unsigned shift, float *w)
+/* w[0..32) = s0 * q[0..16), s1 * q[16..32): widened 8 at a time (exact conversion), one rounding. */
+static inline AVX2_FN void grid_f32(const int8_t *q, float s0, float s1, float *w)
 {
-    for (unsigned g = 0; g < 32; g++) {
+    for (unsigned g = 0; g < 4; g++) {
         __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(q + 8 * g))));
-        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(v, _mm256_broadcast_ss(sc + (g >> shift))));
+        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(v, _mm256_set1_ps(g < 2 ? s0 : s1)));
     }
 }
 
-/* IQ1: w[8g + j] = dl[g >> shift] * (q[8g + j] + delta[g]); the sum is exact (|q| <= 1, delta 1/8). */
-static inline AVX2_FN void iq1_f32(const int8_t *q, const float *dl, unsigned shift, const float *delta, float *w)
+/* IQ1: w[8g + j] = dl * f32(q[8g + j] + delta[g]) for four groups, dl = s0 for the first two, s1 after;
+ * the sum is exact (|q| <= 1, delta = +-1/8). */
+static inline AVX2_FN void iq1_f32(const int8_t *q, float s0, float s1, const float delta[4], float *w)
 {
-    for (unsigned g = 0; g < 32; g++) {
+    for (unsigned g = 0; g < 4; g++) {
         __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(q + 8 * g))));
         v = _mm256_add_ps(v, _mm256_broadcast_ss(delta + g));
-        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(_mm256_broadcast_ss(dl + (g >> shift)), v));
+        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(_mm256_set1_ps(g < 2 ? s0 : s1), v));
     }
 }
 
@@ -103,28 +116,55 @@ static inline AVX2_FN void nibble_scales16(float d, const uint8_t *scales, float
     _mm256_storeu_ps(sc + 8, half_step_scales(d, _mm256_cvtepu8_epi32(_mm_srli_si128(n, 8)), 0.25f));
 }
 
-/* Where the block's codes go: the caller's buffer, or the stack when only weights are wanted. */
+
+/* IQ1_M's dl per 16 elements and delta per group: d from the scale words' top nibbles; scale field k
+ * = bits 3 (k % 4) of word k / 4; group g's delta sign = bit 3 + 4 (g % 2) of qh[g / 2]. */
+static inline AVX2_FN void iq1m_scales(const uint8_t *blk, float dl[16], float delta[32])
+{
+    unsigned sw[4];
+    for (unsigned i = 0; i < 4; i++) sw[i] = pc_le16_at(blk + 48 + 2 * i);
+    const float d = pc_half_to_f32((uint16_t)((sw[0] >> 12) | ((sw[1] >> 8) & 0x00f0u) | ((sw[2] >> 4) & 0x0f00u) | (sw[3] & 0xf000u)));
+    __m256i wv = _mm256_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 48)));
+    const __m256i sel = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), shv = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+    for (unsigned h = 0; h < 2; h++) {
+        __m256i x = _mm256_permutevar8x32_epi32(wv, _mm256_add_epi32(sel, _mm256_set1_epi32((int)(2 * h))));
+        __m256i s = _mm256_and_si256(_mm256_srlv_epi32(x, shv), _mm256_set1_epi32(7));
+        _mm256_storeu_ps(dl + 8 * h, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)))));
+    }
+    for (unsigned h = 0; h < 4; h++) {
+        __m256i x = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 32 + 4 * h)));
+        __m256i nib = _mm256_srlv_epi32(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                        _mm256_setr_epi32(3, 7, 3, 7, 3, 7, 3, 7));
+        _mm256_storeu_ps(delta + 8 * h, _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(nib, 31))));
+    }
+}
+
+/* Where the block's codes go: the caller's buffer, or the stack when only weights are wanted. Each
+ * kernel writes the block's codes, then its weights from them (reading codes just stored, sub-block by
+ * sub-block, stalls store forwarding and keeps the codes-only loop from its best schedule). */
 #define CODES_AT(codes, b, tmp) ((codes) ? (int8_t *)(codes) + 256 * (b) : (tmp))
+#define STORE32(q, v) _mm256_storeu_si256((__m256i *)(void *)(q), (v))
 
 /* ---- IQ2_XXS: fp16 d, then per sub-block ib the LE u32 pair (four row indices, aux1). ---- */
 AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 66 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq2_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256 v0 = _mm256_loadu_ps((const float *)(const void *)(blk + 2)), v1 = _mm256_loadu_ps((const float *)(const void *)(blk + 34));
-        __m256i aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(v0, v1, 0xDD)), 0xD8);
+        __m256i aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(v0, v1, 0xDD)), 0xD8); /* the eight aux1 */
         uint32_t s4[8];
-        _mm256_storeu_si256((__m256i *)(void *)s4, ksigns_aux(aux));
-        for (unsigned ib = 0; ib < 8; ib++) {
-            __m128i idx = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 2 + 8 * ib)));
-            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows8(PC_IQ2XXS_GRID, idx), s4[ib]));
-        }
-        if (!weights) continue;
-        if (half_is_nan(blk)) { pc_iq2_xxs_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
         float sc[8];
-        _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.25f));
-        grid_f32(q, sc, 2, weights + 256 * b);
+        STORE32(s4, ksigns_aux(aux));
+        if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.25f));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            const uint8_t *p = blk + 2 + 8 * ib;
+            STORE32(q + 32 * ib, signed32(rows8(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), s4[ib]));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
 
@@ -133,23 +173,22 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 74 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq2_xs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), v1 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 34));
-        __m256i k = _mm256_packus_epi16(_mm256_srli_epi16(v0, 9), _mm256_srli_epi16(v1, 9));
+        __m256i k = _mm256_packus_epi16(_mm256_srli_epi16(v0, 9), _mm256_srli_epi16(v1, 9)); /* lane-interleaved */
         uint32_t s4[8];
-        uint16_t ix[32];
-        _mm256_storeu_si256((__m256i *)(void *)s4, ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
-        _mm256_storeu_si256((__m256i *)(void *)ix, _mm256_and_si256(v0, _mm256_set1_epi16(511)));
-        _mm256_storeu_si256((__m256i *)(void *)(ix + 16), _mm256_and_si256(v1, _mm256_set1_epi16(511)));
-        for (unsigned ib = 0; ib < 8; ib++) {
-            __m128i idx = _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(ix + 4 * ib)));
-            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows8(PC_IQ2XS_GRID, idx), s4[ib]));
-        }
-        if (!weights) continue;
-        if (half_is_nan(blk)) { pc_iq2_xs_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
         float sc[16];
-        nibble_scales16(half_f32(blk), blk + 66, sc);
-        grid_f32(q, sc, 1, weights + 256 * b);
+        STORE32(s4, ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
+        if (w) nibble_scales16(half_f32(blk), blk + 66, sc);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            const uint8_t *p = blk + 2 + 8 * ib;
+            __m256i r = rows8(PC_IQ2XS_GRID, pc_le16_at(p) & 511u, pc_le16_at(p + 2) & 511u, pc_le16_at(p + 4) & 511u, pc_le16_at(p + 6) & 511u);
+            STORE32(q + 32 * ib, signed32(r, s4[ib]));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
 
@@ -157,20 +196,19 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
  * bits 8, 9 of group 4ib + l's index), scales[8]. ---- */
 AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    const __m128i sh = _mm_setr_epi32(8, 6, 4, 2), hi = _mm_set1_epi32(0x300);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 82 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq2_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
-        for (unsigned ib = 0; ib < 8; ib++) {
-            __m128i lo = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 2 + 4 * ib)));
-            __m128i idx = _mm_or_si128(lo, _mm_and_si128(_mm_sllv_epi32(_mm_set1_epi32(blk[66 + ib]), sh), hi));
-            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows8(PC_IQ2S_GRID, idx), pc_load_le32(blk + 34 + 4 * ib)));
-        }
-        if (!weights) continue;
-        if (half_is_nan(blk)) { pc_iq2_s_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
         float sc[16];
-        nibble_scales16(half_f32(blk), blk + 74, sc);
-        grid_f32(q, sc, 1, weights + 256 * b);
+        if (w) nibble_scales16(half_f32(blk), blk + 74, sc);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(blk[66 + ib], 0x0300030003000300ull);
+            STORE32(q + 32 * ib, signed32(rows8x(PC_IQ2S_GRID, x), pc_load_le32(blk + 34 + 4 * ib)));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
 
@@ -179,19 +217,20 @@ AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t 
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 98 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256i aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
         uint32_t s4[8];
-        _mm256_storeu_si256((__m256i *)(void *)s4, ksigns_aux(aux));
+        float sc[8];
+        STORE32(s4, ksigns_aux(aux));
+        if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
         for (unsigned ib = 0; ib < 8; ib++) {
             __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 2 + 8 * ib)));
-            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows4(PC_IQ3XXS_GRID, idx), s4[ib]));
+            STORE32(q + 32 * ib, signed32(rows4g(PC_IQ3XXS_GRID, idx), s4[ib]));
         }
-        if (!weights) continue;
-        if (half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
-        float sc[8];
-        _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
-        grid_f32(q, sc, 2, weights + 256 * b);
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
 
@@ -202,21 +241,24 @@ AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
     const __m256i sh = _mm256_setr_epi32(8, 7, 6, 5, 4, 3, 2, 1), bit8 = _mm256_set1_epi32(256);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 110 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        float sc[8];
+        if (w) {
+            __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
+            s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                                   _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
+            __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
+            _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
+        }
         for (unsigned ib = 0; ib < 8; ib++) {
             __m256i lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 2 + 8 * ib)));
             __m256i idx = _mm256_or_si256(lo, _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(blk[66 + ib]), sh), bit8));
-            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), signed32(rows4(PC_IQ3S_GRID, idx), pc_load_le32(blk + 74 + 4 * ib)));
+            STORE32(q + 32 * ib, signed32(rows4g(PC_IQ3S_GRID, idx), pc_load_le32(blk + 74 + 4 * ib)));
         }
-        if (!weights) continue;
-        if (half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, NULL, weights + 256 * b); continue; }
-        __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
-        s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
-                                               _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
-        __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
-        float sc[8];
-        _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
-        grid_f32(q, sc, 2, weights + 256 * b);
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
 
@@ -224,28 +266,28 @@ AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
  * index, bits 12..14 the scale s (dl = f32(d * (2 s + 1))), bit 15 the delta's sign. ---- */
 AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    const __m128i sh = _mm_setr_epi32(0, 3, 6, 9), hi = _mm_set1_epi32(0x700);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 50 * b;
+        float *w = weights ? weights + 256 * b : NULL;
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
-        for (unsigned ib = 0; ib < 8; ib++) {
-            __m128i lo = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 2 + 4 * ib)));
-            __m128i qh = _mm_set1_epi32((int)pc_le16_at(blk + 34 + 2 * ib) << 8);
-            __m128i idx = _mm_or_si128(lo, _mm_and_si128(_mm_srlv_epi32(qh, sh), hi));
-            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), rows8((const uint8_t *)PC_IQ1S_GRID, idx));
+        float dl[8], dt[8];
+        if (w) {
+            __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
+            __m256i s = _mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7));
+            _mm256_storeu_ps(dl, _mm256_mul_ps(_mm256_set1_ps(pc_half_to_f32(pc_le16_at(blk))),
+                                               _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)))));
+            /* +-0.125: bit 15 of qh moved to the sign bit */
+            _mm256_storeu_ps(dt, _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qh, 15), 31))));
         }
-        if (!weights) continue;
-        __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
-        __m256i s = _mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7));
-        __m256 dl8 = _mm256_mul_ps(_mm256_set1_ps(pc_half_to_f32(pc_le16_at(blk))),
-                                   _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1))));
-        /* +-0.125: bit 15 of qh moved to the sign bit */
-        __m256 dt8 = _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qh, 15), 31)));
-        float dl[8], dt8s[8], delta[32];
-        _mm256_storeu_ps(dl, dl8);
-        _mm256_storeu_ps(dt8s, dt8);
-        for (unsigned g = 0; g < 32; g++) delta[g] = dt8s[g / 4];
-        iq1_f32(q, dl, 2, delta, weights + 256 * b);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(pc_le16_at(blk + 34 + 2 * ib), 0x0700070007000700ull);
+            STORE32(q + 32 * ib, rows8x((const uint8_t *)PC_IQ1S_GRID, x));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) {
+            const float d4[4] = {dt[ib], dt[ib], dt[ib], dt[ib]};
+            iq1_f32(q + 32 * ib, dl[ib], dl[ib], d4, w + 32 * ib);
+        }
     }
 }
 
@@ -254,40 +296,19 @@ AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
  * nibbles). ---- */
 AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    const __m128i sh = _mm_setr_epi32(8, 4, 8, 4), hi = _mm_set1_epi32(0x700);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 56 * b;
+        float *w = weights ? weights + 256 * b : NULL;
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
-        for (unsigned ib = 0; ib < 8; ib++) {
-            __m128i lo = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 4 * ib)));
-            unsigned w = pc_le16_at(blk + 32 + 2 * ib);
-            /* lanes 0, 1 shift w left (8, 4), lanes 2, 3 shift w >> 8 left (8, 4) */
-            __m128i qh = _mm_setr_epi32((int)w, (int)w, (int)(w >> 8), (int)(w >> 8));
-            __m128i idx = _mm_or_si128(lo, _mm_and_si128(_mm_sllv_epi32(qh, sh), hi));
-            _mm256_storeu_si256((__m256i *)(void *)(q + 32 * ib), rows8((const uint8_t *)PC_IQ1S_GRID, idx));
-        }
-        if (!weights) continue;
-        unsigned sw[4];
-        for (unsigned i = 0; i < 4; i++) sw[i] = pc_le16_at(blk + 48 + 2 * i);
-        const float d = pc_half_to_f32((uint16_t)((sw[0] >> 12) | ((sw[1] >> 8) & 0x00f0u) | ((sw[2] >> 4) & 0x0f00u) | (sw[3] & 0xf000u)));
-        /* scale field k (16 elements each) = bits 3 (k % 4) of word k / 4 */
-        __m256i wv = _mm256_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 48)));
-        __m256i sel = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), shv = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
         float dl[16], delta[32];
-        for (unsigned h = 0; h < 2; h++) {
-            __m256i x = _mm256_permutevar8x32_epi32(wv, _mm256_add_epi32(sel, _mm256_set1_epi32((int)(2 * h))));
-            __m256i s = _mm256_and_si256(_mm256_srlv_epi32(x, shv), _mm256_set1_epi32(7));
-            _mm256_storeu_ps(dl + 8 * h, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)))));
+        if (w) iq1m_scales(blk, dl, delta);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            /* qh[2ib] then qh[2ib + 1]: one nibble per group, its low three bits the index's 8..10 */
+            uint64_t hi = _pdep_u64(pc_le16_at(blk + 32 + 2 * ib), 0x0f000f000f000f00ull) & 0x0700070007000700ull;
+            STORE32(q + 32 * ib, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 4 * ib), LANES16) | hi));
         }
-        /* delta of group g: bit 3 + 4 (g % 2) of qh[g / 2] */
-        for (unsigned h = 0; h < 4; h++) {
-            __m256i x = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 32 + 4 * h)));
-            __m256i nib = _mm256_srlv_epi32(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
-                                            _mm256_setr_epi32(3, 7, 3, 7, 3, 7, 3, 7));
-            __m256 dt = _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(nib, 31)));
-            _mm256_storeu_ps(delta + 8 * h, dt);
-        }
-        iq1_f32(q, dl, 1, delta, weights + 256 * b);
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) iq1_f32(q + 32 * ib, dl[2 * ib], dl[2 * ib + 1], delta + 4 * ib, w + 32 * ib);
     }
 }
 #endif
