@@ -21,14 +21,18 @@
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"
 
-static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+/* 8 (4) bytes at p in every 64-bit (32-bit) lane: vbroadcastsd / vbroadcastss, a load-port operation. */
+static inline AVX2_FN __m256i bcast8(const uint8_t *p) { return _mm256_castpd_si256(_mm256_broadcast_sd((const double *)(const void *)p)); }
+static inline AVX2_FN __m256i bcast4(const uint8_t *p) { return _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *)p)); }
 
-/* Four 8-byte rows of `grid` at indices i0..i3 (x86 is little-endian: row bytes in element order). */
-static inline AVX2_FN __m256i rows8(const uint8_t *grid, unsigned i0, unsigned i1, unsigned i2, unsigned i3)
+/* Four 8-byte rows of `grid` at indices i0..i3 (x86 is little-endian: row bytes in element order).
+ * Each row is a broadcast load (load ports only) and the four are blended: no shuffle uops, which the
+ * sign spreading needs (vpinsrq / vinserti128 would compete for them). */
+static inline AVX2_FN __m256i rows8(const uint8_t *grid, size_t i0, size_t i1, size_t i2, size_t i3) /* size_t: scaled addressing */
 {
-    __m128i a = _mm_insert_epi64(_mm_cvtsi64_si128((long long)ld64(grid + 8 * i0)), (long long)ld64(grid + 8 * i1), 1);
-    __m128i c = _mm_insert_epi64(_mm_cvtsi64_si128((long long)ld64(grid + 8 * i2)), (long long)ld64(grid + 8 * i3), 1);
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(a), c, 1);
+    __m256i r = _mm256_blend_epi32(bcast8(grid + 8 * i0), bcast8(grid + 8 * i1), 0x0C);
+    r = _mm256_blend_epi32(r, bcast8(grid + 8 * i2), 0x30);
+    return _mm256_blend_epi32(r, bcast8(grid + 8 * i3), 0xC0);
 }
 
 /* Four 16-bit row indices, lane l of x (built with pdep from the index bytes and their high bits). */
@@ -45,16 +49,49 @@ static inline AVX2_FN __m256i rows4g(const uint8_t *grid, __m256i idx)
 }
 
 
+/* Eight 4-byte rows of `grid` at the index bytes p[0..7], by broadcast loads and blends as rows8. */
+static inline AVX2_FN __m256i rows4b(const uint8_t *grid, const uint8_t *p)
+{
+    __m256i r = bcast4(grid + 4 * (size_t)p[0]);
+    for (unsigned k = 1; k < 8; k++) r = _mm256_blend_epi32(r, bcast4(grid + 4 * (size_t)p[k]), 1 << k);
+    return r;
+}
+
+/* Row bytes negated where m is 0xff: -g = (g ^ 0xff) + 1. */
+static inline AVX2_FN __m256i negate_where(__m256i g, __m256i m) { return _mm256_sub_epi8(_mm256_xor_si256(g, m), m); }
+
+/* Byte 8l + j of s (group l's sign byte spread over its 8 bytes) tested against bit j. */
+static inline AVX2_FN __m256i sign_mask(__m256i s)
+{
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(s, bit), bit);
+}
+
 /* 32 codes of four groups: row bytes negated where their group's sign byte (byte l of s4 for group l)
  * has bit j set. */
 static inline AVX2_FN __m256i signed32(__m256i g, uint32_t s4)
 {
     const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
                                             2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
-    __m256i s = _mm256_shuffle_epi8(_mm256_set1_epi32((int)s4), spread);
-    __m256i m = _mm256_cmpeq_epi8(_mm256_and_si256(s, bit), bit);
-    return _mm256_sub_epi8(_mm256_xor_si256(g, m), m);
+    return negate_where(g, sign_mask(_mm256_shuffle_epi8(_mm256_set1_epi32((int)s4), spread)));
+}
+
+/* The block's 32 sign bytes (group order) rearranged so that one in-lane vpshufb spreads sub-block
+ * ib's four: lane 0 holds groups 4i, 4i + 1 and lane 1 groups 4i + 2, 4i + 3 (i = 0..7), in pairs. */
+static inline AVX2_FN __m256i sign_pairs(__m256i s)
+{
+    const __m256i pick = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                          0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(s, pick), 0xD8);
+}
+
+/* Sub-block ib's 32 codes from its rows and the sign_pairs vector: one shuffle spreads its signs. */
+static inline AVX2_FN __m256i signed32p(__m256i g, __m256i pairs, unsigned ib)
+{
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    __m256i pat = _mm256_add_epi8(spread, _mm256_set1_epi8((char)(2 * ib))); /* constant once unrolled */
+    return negate_where(g, sign_mask(_mm256_shuffle_epi8(pairs, pat)));
 }
 
 /* Bytes holding 7-bit ksigns indices -> ksigns_iq2xs of each: the parity of the byte in bit 7. */
@@ -155,13 +192,12 @@ AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t 
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256 v0 = _mm256_loadu_ps((const float *)(const void *)(blk + 2)), v1 = _mm256_loadu_ps((const float *)(const void *)(blk + 34));
         __m256i aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(v0, v1, 0xDD)), 0xD8); /* the eight aux1 */
-        uint32_t s4[8];
+        const __m256i sp = sign_pairs(ksigns_aux(aux));
         float sc[8];
-        STORE32(s4, ksigns_aux(aux));
         if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.25f));
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint8_t *p = blk + 2 + 8 * ib;
-            STORE32(q + 32 * ib, signed32(rows8(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), s4[ib]));
+            STORE32(q + 32 * ib, signed32p(rows8(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
@@ -178,14 +214,13 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), v1 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 34));
         __m256i k = _mm256_packus_epi16(_mm256_srli_epi16(v0, 9), _mm256_srli_epi16(v1, 9)); /* lane-interleaved */
-        uint32_t s4[8];
+        const __m256i sp = sign_pairs(ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
         float sc[16];
-        STORE32(s4, ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
         if (w) nibble_scales16(half_f32(blk), blk + 66, sc);
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint8_t *p = blk + 2 + 8 * ib;
             __m256i r = rows8(PC_IQ2XS_GRID, pc_le16_at(p) & 511u, pc_le16_at(p + 2) & 511u, pc_le16_at(p + 4) & 511u, pc_le16_at(p + 6) & 511u);
-            STORE32(q + 32 * ib, signed32(r, s4[ib]));
+            STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
@@ -221,13 +256,11 @@ AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t 
         if (w && half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256i aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
-        uint32_t s4[8];
+        const __m256i sp = sign_pairs(ksigns_aux(aux));
         float sc[8];
-        STORE32(s4, ksigns_aux(aux));
         if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
         for (unsigned ib = 0; ib < 8; ib++) {
-            __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 2 + 8 * ib)));
-            STORE32(q + 32 * ib, signed32(rows4g(PC_IQ3XXS_GRID, idx), s4[ib]));
+            STORE32(q + 32 * ib, signed32p(rows4b(PC_IQ3XXS_GRID, blk + 2 + 8 * ib), sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
