@@ -4,8 +4,10 @@
  *     blended into one register. Measured on the dev machine (Zen 4 guest), this beat vpgatherdq /
  *     vpgatherdd (1.4x for IQ2_XXS codes) and vmovq / vpinsrq / vinserti128 (which compete with the
  *     sign spreading for the shuffle ports). Indices: the index bytes read directly (IQ2_XXS, IQ3_XXS,
- *     IQ2_XS masked), their high bits deposited with pdep (IQ1_S, IQ1_M), or a per-block offset table
- *     built in 16-bit vector lanes (IQ2_S, IQ3_S: cheaper there than the scalar bit picking);
+ *     IQ2_XS masked), their high bits deposited with pdep (IQ2_S, IQ1_S, IQ1_M), or for IQ3_S's 64
+ *     rows a per-block offset table built in 16-bit vector lanes (there cheaper than pdep or scalar
+ *     bit picking; for IQ2_XS and IQ2_S such a table measured 0.8x and 0.9x, the loads following the
+ *     vector store too closely);
  *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
  *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
  *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
@@ -205,28 +207,12 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
         float sc[16];
         if (w) nibble_scales16(half_f32(blk), blk + 66, sc);
         for (unsigned ib = 0; ib < 8; ib++) {
-            /* the indices as scalars: an offset table as IQ2_S's measured 0.8x here */
             const uint8_t *p = blk + 2 + 8 * ib;
             __m256i r = rows8(PC_IQ2XS_GRID, pc_le16_at(p) & 511u, pc_le16_at(p + 2) & 511u, pc_le16_at(p + 4) & 511u, pc_le16_at(p + 6) & 511u);
             STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
-    }
-}
-
-/* IQ2_S: the byte offsets into iq2s_grid of the block's 32 rows, 8 (qs[g] | bits 2l..2l + 1 of
- * qh[g / 4] << 8), 16 groups at a time in 16-bit lanes (the multiply shifts each lane by 8 - 2l). */
-static inline AVX2_FN void iq2s_offsets(const uint8_t *blk, uint16_t off[32])
-{
-    const __m256i pick = _mm256_setr_epi8(0, -1, 0, -1, 0, -1, 0, -1, 1, -1, 1, -1, 1, -1, 1, -1,
-                                          2, -1, 2, -1, 2, -1, 2, -1, 3, -1, 3, -1, 3, -1, 3, -1);
-    const __m256i mul = _mm256_setr_epi16(256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4);
-    for (unsigned h = 0; h < 2; h++) {
-        __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * h)));
-        __m256i qh = _mm256_shuffle_epi8(_mm256_set1_epi32((int)pc_load_le32(blk + 66 + 4 * h)), pick);
-        __m256i hi = _mm256_and_si256(_mm256_mullo_epi16(qh, mul), _mm256_set1_epi16(0x300));
-        STORE32(off + 16 * h, _mm256_slli_epi16(_mm256_or_si256(lo, hi), 3));
     }
 }
 
@@ -241,14 +227,10 @@ AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         float sc[16];
         if (w) nibble_scales16(half_f32(blk), blk + 74, sc);
-        uint16_t off[32];
-        iq2s_offsets(blk, off);
         const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
         for (unsigned ib = 0; ib < 8; ib++) {
-            const uint16_t *o = off + 4 * ib;
-            __m256i r = _mm256_blend_epi32(bcast8(PC_IQ2S_GRID + o[0]), bcast8(PC_IQ2S_GRID + o[1]), 0x0C);
-            r = _mm256_blend_epi32(r, bcast8(PC_IQ2S_GRID + o[2]), 0x30);
-            r = _mm256_blend_epi32(r, bcast8(PC_IQ2S_GRID + o[3]), 0xC0);
+            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(blk[66 + ib], 0x0300030003000300ull);
+            __m256i r = rows8x(PC_IQ2S_GRID, x);
             STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
         if (!w) continue;
