@@ -47,12 +47,32 @@ static inline AVX2_FN __m256i rows8x(const uint8_t *grid, uint64_t x)
 }
 #define LANES16 0x00ff00ff00ff00ffull /* pdep: four bytes to the low bytes of four 16-bit lanes */
 
-/* Eight 4-byte rows of `grid` at the index bytes p[0..7], by broadcast loads and blends as rows8. */
+/* Eight 4-byte rows of `grid` at byte offsets OFF(0..7), by broadcast loads and blends as rows8 (the
+ * blend masks must be immediates, so the chain is written out). */
+#define ROWS4_CHAIN(grid, OFF)                                          \
+    __m256i r = bcast4((grid) + OFF(0));                                \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(1)), 0x02);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(2)), 0x04);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(3)), 0x08);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(4)), 0x10);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(5)), 0x20);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(6)), 0x40);           \
+    return _mm256_blend_epi32(r, bcast4((grid) + OFF(7)), 0x80)
+
+/* ... at the row indices p[0..7] (IQ3_XXS's index bytes). */
 static inline AVX2_FN __m256i rows4b(const uint8_t *grid, const uint8_t *p)
 {
-    __m256i r = bcast4(grid + 4 * (size_t)p[0]);
-    for (unsigned k = 1; k < 8; k++) r = _mm256_blend_epi32(r, bcast4(grid + 4 * (size_t)p[k]), 1 << k);
-    return r;
+#define IDX_OFF(k) 4 * (size_t)p[k]
+    ROWS4_CHAIN(grid, IDX_OFF);
+#undef IDX_OFF
+}
+
+/* ... at the byte offsets o[0..7] (IQ3_S's offset table). */
+static inline AVX2_FN __m256i rows4o(const uint8_t *grid, const uint16_t *o)
+{
+#define TAB_OFF(k) (size_t)o[k]
+    ROWS4_CHAIN(grid, TAB_OFF);
+#undef TAB_OFF
 }
 
 /* Row bytes negated where m is 0xff: -g = (g ^ 0xff) + 1. */
@@ -295,8 +315,7 @@ AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint16_t *o = off + 8 * ib;
-            __m256i r = bcast4(PC_IQ3S_GRID + o[0]);
-            for (unsigned k = 1; k < 8; k++) r = _mm256_blend_epi32(r, bcast4(PC_IQ3S_GRID + o[k]), 1 << k);
+            __m256i r = rows4o(PC_IQ3S_GRID, o);
             STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
         if (!w) continue;
