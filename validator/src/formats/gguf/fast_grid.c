@@ -6,7 +6,7 @@
  * w = f32(scale * code): rounding is sign-symmetric, so it equals the oracle's negated f32(scale *
  * |code|) for every non-NaN scale (the grids hold no zero). A NaN d makes every scale NaN, and then
  * the block takes the oracle's form, |code| times the scale with the sign bit flipped after.
- * IQ1 keeps ggml's f32(dl * f32(g + delta)). */
+ * IQ1 keeps ggml's f32(dl * f32(g + delta)). The scales are made only when weights are asked for. */
 #include "../../kernels/fast/half.h"
 #include "kernels.h"
 #include "iq_grids.h"
@@ -31,10 +31,9 @@ static inline void grid_out(const int8_t q[256], const float sc[32], size_t b, u
     if (codes) memcpy(codes + 256 * b, q, 256);
     if (!weights) return;
     if (sc[0] == sc[0]) { /* not NaN */
-        float f[256];
+        float *restrict f = weights + 256 * b; /* q is the caller's stack: no overlap */
         for (int g = 0; g < 32; g++)
             for (int j = 0; j < 8; j++) f[8 * g + j] = sc[g] * (float)q[8 * g + j];
-        memcpy(weights + 256 * b, f, sizeof f);
         return;
     }
     uint32_t w[256];
@@ -62,7 +61,7 @@ void pc_iq2_xxs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes
             float db = d * (0.5f + (float)(aux1 >> 28)) * 0.25f;
             for (int l = 0; l < 4; l++) {
                 signed8(q + 32 * ib + 8 * l, PC_IQ2XXS_GRID + 8 * p[l], PC_KSIGNS_IQ2XS[(aux1 >> (7 * l)) & 127]);
-                sc[4 * ib + l] = db;
+                if (weights) sc[4 * ib + l] = db;
             }
         }
         grid_out(q, sc, b, codes, weights);
@@ -77,7 +76,7 @@ void pc_iq2_xs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes,
         for (int g = 0; g < 32; g++) {
             unsigned v = pc_le16_at(src + 2 + 2 * g);
             signed8(q + 8 * g, PC_IQ2XS_GRID + 8 * (v & 511), PC_KSIGNS_IQ2XS[v >> 9]);
-            sc[g] = d * (0.5f + (float)((src[66 + g / 4] >> (4 * (g % 4 / 2))) & 15)) * 0.25f;
+            if (weights) sc[g] = d * (0.5f + (float)((src[66 + g / 4] >> (4 * (g % 4 / 2))) & 15)) * 0.25f;
         }
         grid_out(q, sc, b, codes, weights);
     }
@@ -92,7 +91,7 @@ void pc_iq2_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
             int ib = g / 4, l = g % 4;
             unsigned idx = src[2 + g] | (((unsigned)src[66 + ib] << (8 - 2 * l)) & 0x300u);
             signed8(q + 8 * g, PC_IQ2S_GRID + 8 * idx, src[34 + g]);
-            sc[g] = d * (0.5f + (float)((src[74 + ib] >> (4 * (l / 2))) & 15)) * 0.25f;
+            if (weights) sc[g] = d * (0.5f + (float)((src[74 + ib] >> (4 * (l / 2))) & 15)) * 0.25f;
         }
         grid_out(q, sc, b, codes, weights);
     }
@@ -119,7 +118,7 @@ void pc_iq3_xxs_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes
             for (int l = 0; l < 4; l++) {
                 signed4x2(q + 32 * ib + 8 * l, PC_IQ3XXS_GRID + 4 * qs[2 * l], PC_IQ3XXS_GRID + 4 * qs[2 * l + 1],
                           PC_KSIGNS_IQ2XS[(aux >> (7 * l)) & 127]);
-                sc[4 * ib + l] = db;
+                if (weights) sc[4 * ib + l] = db;
             }
         }
         grid_out(q, sc, b, codes, weights);
@@ -138,7 +137,7 @@ void pc_iq3_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
             for (int l = 0; l < 4; l++) {
                 unsigned i1 = qs[2 * l] | ((qh << (8 - 2 * l)) & 256u), i2 = qs[2 * l + 1] | ((qh << (7 - 2 * l)) & 256u);
                 signed4x2(q + 32 * ib + 8 * l, PC_IQ3S_GRID + 4 * i1, PC_IQ3S_GRID + 4 * i2, src[74 + 4 * ib + l]);
-                sc[4 * ib + l] = db;
+                if (weights) sc[4 * ib + l] = db;
             }
         }
         grid_out(q, sc, b, codes, weights);
@@ -149,12 +148,11 @@ static inline void iq1_out(const int8_t q[256], const float dl[32], const float 
 {
     if (codes) memcpy(codes + 256 * b, q, 256);
     if (!weights) return;
-    float w[256];
+    float *restrict w = weights + 256 * b; /* q is the caller's stack: no overlap */
     for (int g = 0; g < 32; g++) {
         const float s = dl[g], t = delta[g];
         for (int j = 0; j < 8; j++) w[8 * g + j] = s * ((float)q[8 * g + j] + t);
     }
-    memcpy(weights + 256 * b, w, sizeof w);
 }
 
 void pc_iq1_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
@@ -167,8 +165,7 @@ void pc_iq1_s_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
             float s = d * (float)(2 * (int)((qh >> 12) & 7) + 1), dt = (qh & 0x8000u) ? -0.125f : 0.125f;
             for (int l = 0; l < 4; l++) {
                 memcpy(q + 32 * ib + 8 * l, PC_IQ1S_GRID + 8 * (src[2 + 4 * ib + l] | (((qh >> (3 * l)) & 7u) << 8)), 8);
-                dl[4 * ib + l] = s;
-                delta[4 * ib + l] = dt;
+                if (weights) dl[4 * ib + l] = s, delta[4 * ib + l] = dt;
             }
         }
         iq1_out(q, dl, delta, b, codes, weights);
@@ -188,6 +185,7 @@ void pc_iq1_m_decode_scalar(const uint8_t *src, size_t nblocks, uint8_t *codes, 
             unsigned qh = src[32 + 2 * ib + l / 2];
             unsigned idx = src[g] | ((qh << (l % 2 ? 4 : 8)) & 0x700u);
             memcpy(q + 8 * g, PC_IQ1S_GRID + 8 * idx, 8);
+            if (!weights) continue; /* codes only: no scales */
             delta[g] = (qh & (l % 2 ? 0x80u : 0x08u)) ? -0.125f : 0.125f;
             dl[g] = d * (float)(2 * (int)((sc[ib / 2] >> (6 * (ib % 2) + 3 * (l / 2))) & 7) + 1);
         }

@@ -158,6 +158,13 @@ void pc_tq2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, fl
 void pc_gguf_nvfp4_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_q2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 #endif
 
 #endif

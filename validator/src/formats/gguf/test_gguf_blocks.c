@@ -5,6 +5,7 @@
  * directly (a GGUF file cannot reach it: GGUF-023/024 see the geometry first). */
 #include "formats/format.h"
 #include "kernels.h"
+#include "iq_grids.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -239,8 +240,29 @@ static void worked_lowbit(void)
     CHECK(w[1] == 0.0f && signbit(w[1]) && w[3] == -4.0f, "Q2_0: d = -2");
 }
 
+/* Facts about the grid tables that the AVX2 grid kernels (avx2_grid.c) compute with instead of
+ * reading: ksigns_iq2xs[k] = k | parity(k) << 7, and no IQ2 / IQ3 grid byte is 0 (so the oracle's
+ * negated f32(db * |g|) equals f32(db * -|g|): no -0 to lose). */
+static void grid_tables(void)
+{
+    int ok = 1;
+    for (unsigned k = 0; k < 128; k++) {
+        unsigned par = 0;
+        for (unsigned x = k; x; x >>= 1) par ^= x & 1u;
+        ok &= PC_KSIGNS_IQ2XS[k] == (k | par << 7);
+    }
+    CHECK(ok, "ksigns_iq2xs is k | parity(k) << 7");
+    const struct { const uint8_t *g; size_t n; } grids[] = {
+        {PC_IQ2XXS_GRID, 256 * 8}, {PC_IQ2XS_GRID, 512 * 8}, {PC_IQ2S_GRID, 1024 * 8}, {PC_IQ3XXS_GRID, 256 * 4}, {PC_IQ3S_GRID, 512 * 4},
+    };
+    for (size_t t = 0; t < sizeof grids / sizeof *grids; t++)
+        for (size_t i = 0; i < grids[t].n; i++) ok &= grids[t].g[i] != 0 && grids[t].g[i] < 128;
+    CHECK(ok, "IQ2 / IQ3 grid bytes are 1..127");
+}
+
 int main(void)
 {
+    grid_tables();
     worked();
     worked_lowbit();
     property();

@@ -1,0 +1,375 @@
+/* AVX2 decoders of the grid i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (oracle_grid.c
+ * reads each struct literally; fast_grid.c is the portable path). Per sub-block of 32 codes:
+ *   - the grid rows (four of 8 bytes, or eight of 4) fetched by broadcast loads at scalar indices and
+ *     blended into one register. Measured on the dev machine (Zen 4 guest), this beat vpgatherdq /
+ *     vpgatherdd (1.4x for IQ2_XXS codes) and vmovq / vpinsrq / vinserti128 (which compete with the
+ *     sign spreading for the shuffle ports). Indices: the index bytes read directly (IQ2_XXS, IQ3_XXS,
+ *     IQ2_XS masked), their high bits deposited with pdep (IQ2_S, IQ1_S, IQ1_M), or for IQ3_S's 64
+ *     rows a per-block offset table built in 16-bit vector lanes (there cheaper than pdep or scalar
+ *     bit picking; for IQ2_XS and IQ2_S such a table measured 0.8x and 0.9x, the loads following the
+ *     vector store too closely);
+ *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
+ *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
+ *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
+ *     them whole; rearranged in pairs (sign_pairs) so that one vpshufb spreads a sub-block's four to
+ *     their groups' bytes, which are tested against bit j and the row negated there: (g ^ m) - m;
+ *   - f32, after the block's codes are stored: the codes widened 8 at a time, converted (exact) and
+ *     multiplied by the group's scale, the scales computed 8 lanes at a time with the oracle's
+ *     operations in the oracle's order (no FMA: the target has none). The oracle's f32(db * |g|)
+ *     negated equals f32(db * -|g|) for every non-NaN db, so a block whose fp16 d is a NaN takes the
+ *     portable path (as avx2_more.c). IQ1 computes f32(dl * f32(g + delta)) as ggml does; a NaN dl's
+ *     payload is the product's whichever the operand order, so no fallback is needed there. */
+#include "../../kernels/fast/half.h"
+#include "kernels.h"
+#include "iq_grids.h"
+
+#ifdef PC_HAVE_X86_KERNELS
+#include "../../kernels/fast/avx2_inline.h"
+
+/* 8 (4) bytes at p in every 64-bit (32-bit) lane: vbroadcastsd / vbroadcastss, a load-port operation. */
+static inline AVX2_FN __m256i bcast8(const uint8_t *p) { return _mm256_castpd_si256(_mm256_broadcast_sd((const double *)(const void *)p)); }
+static inline AVX2_FN __m256i bcast4(const uint8_t *p) { return _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *)p)); }
+
+/* Four 8-byte rows of `grid` at indices i0..i3 (x86 is little-endian: row bytes in element order).
+ * Each row is a broadcast load (load ports only) and the four are blended: no shuffle uops, which the
+ * sign spreading needs (vpinsrq / vinserti128 would compete for them). */
+static inline AVX2_FN __m256i rows8(const uint8_t *grid, size_t i0, size_t i1, size_t i2, size_t i3) /* size_t: scaled addressing */
+{
+    __m256i r = _mm256_blend_epi32(bcast8(grid + 8 * i0), bcast8(grid + 8 * i1), 0x0C);
+    r = _mm256_blend_epi32(r, bcast8(grid + 8 * i2), 0x30);
+    return _mm256_blend_epi32(r, bcast8(grid + 8 * i3), 0xC0);
+}
+
+/* Four 16-bit row indices, lane l of x (built with pdep from the index bytes and their high bits). */
+static inline AVX2_FN __m256i rows8x(const uint8_t *grid, uint64_t x)
+{
+    return rows8(grid, (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (unsigned)(x >> 48));
+}
+#define LANES16 0x00ff00ff00ff00ffull /* pdep: four bytes to the low bytes of four 16-bit lanes */
+
+/* Eight 4-byte rows of `grid` at byte offsets OFF(0..7), by broadcast loads and blends as rows8 (the
+ * blend masks must be immediates, so the chain is written out). */
+#define ROWS4_CHAIN(grid, OFF)                                          \
+    __m256i r = bcast4((grid) + OFF(0));                                \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(1)), 0x02);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(2)), 0x04);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(3)), 0x08);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(4)), 0x10);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(5)), 0x20);           \
+    r = _mm256_blend_epi32(r, bcast4((grid) + OFF(6)), 0x40);           \
+    return _mm256_blend_epi32(r, bcast4((grid) + OFF(7)), 0x80)
+
+/* ... at the row indices p[0..7] (IQ3_XXS's index bytes). */
+static inline AVX2_FN __m256i rows4b(const uint8_t *grid, const uint8_t *p)
+{
+#define IDX_OFF(k) 4 * (size_t)p[k]
+    ROWS4_CHAIN(grid, IDX_OFF);
+#undef IDX_OFF
+}
+
+/* ... at the byte offsets o[0..7] (IQ3_S's offset table). */
+static inline AVX2_FN __m256i rows4o(const uint8_t *grid, const uint16_t *o)
+{
+#define TAB_OFF(k) (size_t)o[k]
+    ROWS4_CHAIN(grid, TAB_OFF);
+#undef TAB_OFF
+}
+
+/* Row bytes negated where m is 0xff: -g = (g ^ 0xff) + 1. */
+static inline AVX2_FN __m256i negate_where(__m256i g, __m256i m) { return _mm256_sub_epi8(_mm256_xor_si256(g, m), m); }
+
+/* Byte 8l + j of s (group l's sign byte spread over its 8 bytes) tested against bit j. */
+static inline AVX2_FN __m256i sign_mask(__m256i s)
+{
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(s, bit), bit);
+}
+
+/* The block's 32 sign bytes (group order) rearranged so that one in-lane vpshufb spreads sub-block
+ * ib's four: lane 0 holds groups 4i, 4i + 1 and lane 1 groups 4i + 2, 4i + 3 (i = 0..7), in pairs. */
+static inline AVX2_FN __m256i sign_pairs(__m256i s)
+{
+    const __m256i pick = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                          0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(s, pick), 0xD8);
+}
+
+/* Sub-block ib's 32 codes from its rows and the sign_pairs vector: one shuffle spreads its signs. */
+static inline AVX2_FN __m256i signed32p(__m256i g, __m256i pairs, unsigned ib)
+{
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    __m256i pat = _mm256_add_epi8(spread, _mm256_set1_epi8((char)(2 * ib))); /* constant once unrolled */
+    return negate_where(g, sign_mask(_mm256_shuffle_epi8(pairs, pat)));
+}
+
+/* Bytes holding 7-bit ksigns indices -> ksigns_iq2xs of each: the parity of the byte in bit 7. */
+static inline AVX2_FN __m256i ksigns32(__m256i k)
+{
+    const __m256i par = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0,
+                                         0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
+    __m256i x = _mm256_and_si256(_mm256_xor_si256(k, _mm256_srli_epi16(k, 4)), _mm256_set1_epi8(15));
+    return _mm256_or_si256(k, _mm256_shuffle_epi8(par, x));
+}
+
+/* Dword i of aux holds group 4i + l's 7-bit ksigns index at bits 7l (l < 4) -> dword i = the four
+ * sign bytes of groups 4i .. 4i + 3 (IQ2_XXS's aux1, IQ3_XXS's aux). */
+static inline AVX2_FN __m256i ksigns_aux(__m256i aux)
+{
+    const __m256i m = _mm256_set1_epi32(0x7f);
+    __m256i k = _mm256_and_si256(aux, m);
+    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(m, 8)));
+    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_slli_epi32(m, 16)));
+    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_slli_epi32(m, 24)));
+    return ksigns32(k);
+}
+
+/* w[0..32) = s0 * q[0..16), s1 * q[16..32): widened 8 at a time (exact conversion), one rounding. */
+static inline AVX2_FN void grid_f32(const int8_t *q, float s0, float s1, float *w)
+{
+    for (unsigned g = 0; g < 4; g++) {
+        __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(q + 8 * g))));
+        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(v, _mm256_set1_ps(g < 2 ? s0 : s1)));
+    }
+}
+
+/* IQ1: w[8g + j] = dl * f32(q[8g + j] + delta[g]) for four groups, dl = s0 for the first two, s1 after;
+ * the sum is exact (|q| <= 1, delta = +-1/8). */
+static inline AVX2_FN void iq1_f32(const int8_t *q, float s0, float s1, const float delta[4], float *w)
+{
+    for (unsigned g = 0; g < 4; g++) {
+        __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(q + 8 * g))));
+        v = _mm256_add_ps(v, _mm256_broadcast_ss(delta + g));
+        _mm256_storeu_ps(w + 8 * g, _mm256_mul_ps(_mm256_set1_ps(g < 2 ? s0 : s1), v));
+    }
+}
+
+/* db = f32(f32(d * f32(0.5 + s)) * quarter) for the eight scale fields s in lanes (IQ2_*, IQ3_XXS). */
+static inline AVX2_FN __m256 half_step_scales(float d, __m256i s, float quarter)
+{
+    __m256 t = _mm256_add_ps(_mm256_set1_ps(0.5f), _mm256_cvtepi32_ps(s));
+    return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(d), t), _mm256_set1_ps(quarter));
+}
+
+/* IQ2_XS / IQ2_S: the 16 nibble scales of scales[8] (low nibble for groups 4ib, 4ib + 1, high for the
+ * other two) -> db per 16 elements, in order. */
+static inline AVX2_FN void nibble_scales16(float d, const uint8_t *scales, float sc[16])
+{
+    __m128i x = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)scales));
+    __m128i lh = _mm_or_si128(_mm_and_si128(x, _mm_set1_epi16(15)), _mm_slli_epi16(_mm_srli_epi16(x, 4), 8));
+    __m128i n = _mm_and_si128(lh, _mm_set1_epi16(0x0f0f)); /* byte 2i = low nibble, 2i + 1 = high */
+    _mm256_storeu_ps(sc, half_step_scales(d, _mm256_cvtepu8_epi32(n), 0.25f));
+    _mm256_storeu_ps(sc + 8, half_step_scales(d, _mm256_cvtepu8_epi32(_mm_srli_si128(n, 8)), 0.25f));
+}
+
+
+/* IQ1_M's dl per 16 elements and delta per group: d from the scale words' top nibbles; scale field k
+ * = bits 3 (k % 4) of word k / 4; group g's delta sign = bit 3 + 4 (g % 2) of qh[g / 2]. */
+static inline AVX2_FN void iq1m_scales(const uint8_t *blk, float dl[16], float delta[32])
+{
+    unsigned sw[4];
+    for (unsigned i = 0; i < 4; i++) sw[i] = pc_le16_at(blk + 48 + 2 * i);
+    const float d = pc_half_to_f32((uint16_t)((sw[0] >> 12) | ((sw[1] >> 8) & 0x00f0u) | ((sw[2] >> 4) & 0x0f00u) | (sw[3] & 0xf000u)));
+    __m256i wv = _mm256_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 48)));
+    const __m256i sel = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), shv = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+    for (unsigned h = 0; h < 2; h++) {
+        __m256i x = _mm256_permutevar8x32_epi32(wv, _mm256_add_epi32(sel, _mm256_set1_epi32((int)(2 * h))));
+        __m256i s = _mm256_and_si256(_mm256_srlv_epi32(x, shv), _mm256_set1_epi32(7));
+        _mm256_storeu_ps(dl + 8 * h, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)))));
+    }
+    for (unsigned h = 0; h < 4; h++) {
+        __m256i x = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 32 + 4 * h)));
+        __m256i nib = _mm256_srlv_epi32(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                        _mm256_setr_epi32(3, 7, 3, 7, 3, 7, 3, 7));
+        _mm256_storeu_ps(delta + 8 * h, _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(nib, 31))));
+    }
+}
+
+/* Where the block's codes go: the caller's buffer, or the stack when only weights are wanted. Each
+ * kernel writes the block's codes, then its weights from them (reading codes just stored, sub-block by
+ * sub-block, stalls store forwarding and keeps the codes-only loop from its best schedule). */
+#define CODES_AT(codes, b, tmp) ((codes) ? (int8_t *)(codes) + 256 * (b) : (tmp))
+#define STORE32(q, v) _mm256_storeu_si256((__m256i *)(void *)(q), (v))
+
+/* ---- IQ2_XXS: fp16 d, then per sub-block ib the LE u32 pair (four row indices, aux1). ---- */
+AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 66 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq2_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        __m256 v0 = _mm256_loadu_ps((const float *)(const void *)(blk + 2)), v1 = _mm256_loadu_ps((const float *)(const void *)(blk + 34));
+        __m256i aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(v0, v1, 0xDD)), 0xD8); /* the eight aux1 */
+        const __m256i sp = sign_pairs(ksigns_aux(aux));
+        float sc[8];
+        if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.25f));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            const uint8_t *p = blk + 2 + 8 * ib;
+            STORE32(q + 32 * ib, signed32p(rows8(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), sp, ib));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
+    }
+}
+
+/* ---- IQ2_XS: fp16 d, LE u16 qs[32] (9-bit row index, 7-bit ksigns index), scales[8]. ---- */
+AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 74 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq2_xs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), v1 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 34));
+        __m256i k = _mm256_packus_epi16(_mm256_srli_epi16(v0, 9), _mm256_srli_epi16(v1, 9)); /* lane-interleaved */
+        const __m256i sp = sign_pairs(ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
+        float sc[16];
+        if (w) nibble_scales16(half_f32(blk), blk + 66, sc);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            const uint8_t *p = blk + 2 + 8 * ib;
+            __m256i r = rows8(PC_IQ2XS_GRID, pc_le16_at(p) & 511u, pc_le16_at(p + 2) & 511u, pc_le16_at(p + 4) & 511u, pc_le16_at(p + 6) & 511u);
+            STORE32(q + 32 * ib, signed32p(r, sp, ib));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
+    }
+}
+
+/* ---- IQ2_S: fp16 d, qs[32] row index low bytes, signs[32], qh[8] (bits 2l, 2l + 1 of qh[ib] are
+ * bits 8, 9 of group 4ib + l's index), scales[8]. ---- */
+AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 82 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq2_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        float sc[16];
+        if (w) nibble_scales16(half_f32(blk), blk + 74, sc);
+        const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(blk[66 + ib], 0x0300030003000300ull);
+            __m256i r = rows8x(PC_IQ2S_GRID, x);
+            STORE32(q + 32 * ib, signed32p(r, sp, ib));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
+    }
+}
+
+/* ---- IQ3_XXS: fp16 d, qs[64] (4-byte row r at qs[r]), LE u32 aux[8] (ksigns indices, scale). ---- */
+AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 98 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        __m256i aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
+        const __m256i sp = sign_pairs(ksigns_aux(aux));
+        float sc[8];
+        if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            STORE32(q + 32 * ib, signed32p(rows4b(PC_IQ3XXS_GRID, blk + 2 + 8 * ib), sp, ib));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
+    }
+}
+
+/* IQ3_S: the byte offsets into iq3s_grid of the block's 64 rows, 4 (qs[r] | bit r % 8 of qh[r / 8] << 8),
+ * 16 rows at a time in 16-bit lanes. */
+static inline AVX2_FN void iq3s_offsets(const uint8_t *blk, uint16_t off[64])
+{
+    const __m256i pick = _mm256_setr_epi8(0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1,
+                                          1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1);
+    const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
+    for (unsigned h = 0; h < 4; h++) {
+        __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * h)));
+        __m256i qh = _mm256_shuffle_epi8(_mm256_set1_epi16((short)pc_le16_at(blk + 66 + 2 * h)), pick);
+        __m256i hi = _mm256_and_si256(_mm256_cmpeq_epi16(_mm256_and_si256(qh, bit), bit), _mm256_set1_epi16(0x100));
+        STORE32(off + 16 * h, _mm256_slli_epi16(_mm256_or_si256(lo, hi), 2));
+    }
+}
+
+/* ---- IQ3_S: fp16 d, qs[64], qh[8] (bit r % 8 of qh[r / 8] is bit 8 of row r's index), signs[32],
+ * scales[4] (nibble ib % 2 of scales[ib / 2]); db = f32(d * (1 + 2 s)). ---- */
+AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 110 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        float sc[8];
+        if (w) {
+            __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
+            s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                                   _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
+            __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
+            _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
+        }
+        uint16_t off[64];
+        iq3s_offsets(blk, off);
+        const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
+        for (unsigned ib = 0; ib < 8; ib++) {
+            const uint16_t *o = off + 8 * ib;
+            __m256i r = rows4o(PC_IQ3S_GRID, o);
+            STORE32(q + 32 * ib, signed32p(r, sp, ib));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
+    }
+}
+
+/* ---- IQ1_S: fp16 d, qs[32], LE u16 qh[8]: bits 3l..3l + 2 are bits 8..10 of group 4ib + l's
+ * index, bits 12..14 the scale s (dl = f32(d * (2 s + 1))), bit 15 the delta's sign. ---- */
+AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 50 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        float dl[8], dt[8];
+        if (w) {
+            __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
+            __m256i s = _mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7));
+            _mm256_storeu_ps(dl, _mm256_mul_ps(_mm256_set1_ps(pc_half_to_f32(pc_le16_at(blk))),
+                                               _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)))));
+            /* +-0.125: bit 15 of qh moved to the sign bit */
+            _mm256_storeu_ps(dt, _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qh, 15), 31))));
+        }
+        for (unsigned ib = 0; ib < 8; ib++) {
+            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(pc_le16_at(blk + 34 + 2 * ib), 0x0700070007000700ull);
+            STORE32(q + 32 * ib, rows8x((const uint8_t *)PC_IQ1S_GRID, x));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) {
+            const float d4[4] = {dt[ib], dt[ib], dt[ib], dt[ib]};
+            iq1_f32(q + 32 * ib, dl[ib], dl[ib], d4, w + 32 * ib);
+        }
+    }
+}
+
+/* ---- IQ1_M: qs[32], qh[16] (nibble g % 2 of qh[g / 2]: bits 0..2 are bits 8..10 of group g's
+ * index, bit 3 the delta's sign), four LE u16 scale words (3-bit s per 16 elements, fp16 d in the top
+ * nibbles). ---- */
+AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 56 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        float dl[16], delta[32];
+        if (w) iq1m_scales(blk, dl, delta);
+        for (unsigned ib = 0; ib < 8; ib++) {
+            /* qh[2ib] then qh[2ib + 1]: one nibble per group, its low three bits the index's 8..10 */
+            uint64_t hi = _pdep_u64(pc_le16_at(blk + 32 + 2 * ib), 0x0f000f000f000f00ull) & 0x0700070007000700ull;
+            STORE32(q + 32 * ib, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 4 * ib), LANES16) | hi));
+        }
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) iq1_f32(q + 32 * ib, dl[2 * ib], dl[2 * ib + 1], delta + 4 * ib, w + 32 * ib);
+    }
+}
+#endif
