@@ -1,4 +1,4 @@
-/* AVX2 unpacker of HQQ's byte packings (1, 2, 4, 8 bits; 3-bit words take the portable path): slot j
+/* AVX2 unpacker of HQQ's byte packings (1, 2, 4, 8 bits; 3-bit words in avx2_3bit.c): slot j
  * of every byte is one 16-bit shift and a byte mask per 32 bytes. Same rules as
  * kernels/fast/stream_avx2.c: target attributes, run only after the CPU reported AVX2 (kernels/simd.c),
  * any alignment, never a byte outside the stated sizes. */
@@ -22,7 +22,7 @@ static AVX2_FN void slot_run(const uint8_t *src, size_t n, unsigned shift, unsig
 
 AVX2_FN void pc_hqq_unpack_avx2(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes)
 {
-    if (b == 3) { pc_hqq_unpack_scalar(src, b, R, C, codes); return; }
+    if (b == 3) { pc_hqq_unpack3_avx2(src, R, C, codes); return; }
     unsigned S = 8 / b;
     size_t P = R / S;
     for (unsigned j = 0; j < S; j++) slot_run(src, P * C, 8 - b * (j + 1), (1u << b) - 1, codes + (size_t)j * P * C);
