@@ -6,11 +6,16 @@
  *         low 16), NaN lanes kept as they are (the oracle keeps them too);
  *   F16:  VCVTPS2PH with imm 0 (round to nearest even, not MXCSR) and VCVTPH2PS back: IEEE
  *         conversions, f16 subnormals and overflow to inf included, widening exact.
+ * BF16/F16 groups of whole 32-code steps whose codes are all below 16 (4-bit and narrower) compute
+ * w for q = 0..15 with these same lanes and look the group up (kernels/fast/lut16_avx2.h): the same
+ * bits for about a third of the work. A bf16 table lane that kept a NaN payload in its low half
+ * sends the group down the lane path instead.
  * Large outputs use non-temporal stores when every group is whole vectors (kernels/fast/nt.h decides). */
 #include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"
+#include "../../kernels/fast/lut16_avx2.h"
 
 #include <stdbool.h>
 
@@ -39,14 +44,47 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 affine8(__m128i q8, 
     return _mm256_add_ps(sq, b);
 }
 
+/* F16 lanes as half bits, before the widening affine8 ends with. */
+static inline __attribute__((always_inline)) AVX2_FN __m128i affine8_f16_bits(__m128i q8, __m256 s, __m256 b)
+{
+    __m256 sq = _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q8)));
+    return _mm256_cvtps_ph(_mm256_add_ps(rne_f16(sq), b), 0);
+}
+
+/* One BF16/F16 group by table (group a multiple of 32); false, nothing written, when its codes or
+ * its table do not allow it. */
+static inline __attribute__((always_inline)) AVX2_FN bool group_lut(const uint8_t *q, size_t group, __m256 s, __m256 b,
+                                                                    pc_mlx_t t, float *o, bool nt)
+{
+    if (!pc_lut16_codes_fit(q, group)) return false;
+    const __m128i k0 = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i k8 = _mm_setr_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0);
+    pc_lut16 l;
+    if (t == PC_MLX_T_F16) l = pc_lut16_from_f16(affine8_f16_bits(k0, s, b), affine8_f16_bits(k8, s, b));
+    else {
+        __m256 t0 = affine8(k0, s, b, t), t8 = affine8(k8, s, b, t);
+        if (!pc_lut16_bf16_exact(t0, t8)) return false;
+        l = pc_lut16_from_bf16(t0, t8);
+    }
+    for (size_t j = 0; j < group; j += 32) {
+        __m256 v[4];
+        if (t == PC_MLX_T_F16) pc_lut16_f16_x32(&l, q + j, v);
+        else pc_lut16_bf16_x32(&l, q + j, v);
+        for (unsigned k = 0; k < 4; k++) store_f32(o + j + 8 * k, v[k], nt);
+    }
+    return true;
+}
+
 static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8_t *codes, size_t ngroups, size_t group,
                                                                      const float *scales, const float *biases, pc_mlx_t t,
                                                                      float *out, bool nt)
 {
+    const bool lut = t != PC_MLX_T_F32 && group % 32 == 0;
     for (size_t g = 0; g < ngroups; g++) {
         const uint8_t *q = codes + g * group;
         float *o = out + g * group;
         __m256 s = _mm256_broadcast_ss(scales + g), b = _mm256_broadcast_ss(biases + g);
+        if (lut && group_lut(q, group, s, b, t, o, nt)) continue;
         size_t j = 0;
         for (; j + 16 <= group; j += 16) {
             __m128i q16 = _mm_loadu_si128((const __m128i *)(q + j));
