@@ -7,6 +7,7 @@
 #ifdef PC_HAVE_X86_KERNELS
 
 #include "kernels/fast/avx2_inline.h"
+#include "kernels/fast/lut16_avx2.h"
 
 static AVX2_FN void slot_run(const uint8_t *src, size_t n, unsigned shift, unsigned mask, uint8_t *out)
 {
@@ -44,6 +45,33 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 round_t(__m256 x, pc
     return _mm256_castsi256_ps(_mm256_blendv_epi8(r, u, nan));
 }
 
+/* One row of whole 32-code steps (axis 1, bf16/f16) by table: w for q = 0..15 computed as the lanes
+ * below compute it, then looked up (kernels/fast/lut16_avx2.h), the same bits for a third of the
+ * work. False, nothing written, when a code is 16 or more or an entry is a NaN (whose bits are the
+ * portable path's business). */
+static inline __attribute__((always_inline)) AVX2_FN bool row_lut(const uint8_t *q, size_t C, __m256 vz, __m256 vs,
+                                                                  pc_round_t t, float *o)
+{
+    if (!pc_lut16_codes_fit(q, C)) return false;
+    const __m256 k0 = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), k8 = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+    __m256 p0 = _mm256_mul_ps(round_t(_mm256_sub_ps(k0, vz), t), vs), p8 = _mm256_mul_ps(round_t(_mm256_sub_ps(k8, vz), t), vs);
+    __m128i h0 = _mm_setzero_si128(), h8 = h0;
+    __m256 w0, w8;
+    if (t == PC_ROUND_F16) {
+        h0 = _mm256_cvtps_ph(p0, 0), h8 = _mm256_cvtps_ph(p8, 0);
+        w0 = _mm256_cvtph_ps(h0), w8 = _mm256_cvtph_ps(h8);
+    } else w0 = round_t(p0, t), w8 = round_t(p8, t);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(w0, w8, _CMP_UNORD_Q))) return false;
+    pc_lut16 l = t == PC_ROUND_F16 ? pc_lut16_from_f16(h0, h8) : pc_lut16_from_bf16(w0, w8);
+    for (size_t c = 0; c < C; c += 32) {
+        __m256 v[4];
+        if (t == PC_ROUND_F16) pc_lut16_f16_x32(&l, q + c, v);
+        else pc_lut16_bf16_x32(&l, q + c, v);
+        for (unsigned k = 0; k < 4; k++) _mm256_storeu_ps(o + c + 8 * k, v[k]);
+    }
+    return true;
+}
+
 /* One row: z and s per lane (axis 0: the columns', advancing) or broadcast (axis 1). NaN lanes are
  * collected over the row and, if any, the whole row is redone by the portable path (no branch per
  * eight lanes: valid checkpoints have none). */
@@ -51,6 +79,7 @@ static inline __attribute__((always_inline)) AVX2_FN void dq_row(const uint8_t *
                                                                  const float *s, pc_round_t t, float *o)
 {
     __m256 vz = _mm256_broadcast_ss(z), vs = _mm256_broadcast_ss(s), nan = _mm256_setzero_ps();
+    if (axis == 1 && t != PC_ROUND_F32 && C % 32 == 0 && row_lut(q, C, vz, vs, t, o)) return;
     size_t c = 0;
     for (; c + 8 <= C; c += 8) {
         if (axis == 0) { vz = _mm256_loadu_ps(z + c); vs = _mm256_loadu_ps(s + c); }
