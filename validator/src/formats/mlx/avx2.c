@@ -18,6 +18,7 @@
 #include "../../kernels/fast/lut16_avx2.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 static inline __attribute__((always_inline)) AVX2_FN __m256 rne_bf16(__m256 x)
 {
@@ -27,6 +28,15 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 rne_bf16(__m256 x)
     r = _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u));
     __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
     return _mm256_castsi256_ps(_mm256_blendv_epi8(r, u, nan));
+}
+
+/* The same without the NaN test, for lanes that cannot be NaN. */
+static inline __attribute__((always_inline)) AVX2_FN __m256 rne_bf16_num(__m256 x)
+{
+    __m256i u = _mm256_castps_si256(x);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
+    return _mm256_castsi256_ps(_mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u)));
 }
 
 static inline __attribute__((always_inline)) AVX2_FN __m256 rne_f16(__m256 x)
@@ -51,16 +61,33 @@ static inline __attribute__((always_inline)) AVX2_FN __m128i affine8_f16_bits(__
     return _mm256_cvtps_ph(_mm256_add_ps(rne_f16(sq), b), 0);
 }
 
+/* BF16 lanes when s and b are finite: s * q is then finite or an infinity, and so is every sum
+ * after it (no inf - inf: b is finite), so no lane is a NaN and the rounding needs no NaN test. */
+static inline __attribute__((always_inline)) AVX2_FN __m256 affine8_bf16_num(__m128i q8, __m256 s, __m256 b)
+{
+    __m256 sq = _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q8)));
+    return rne_bf16_num(_mm256_add_ps(rne_bf16_num(sq), b));
+}
+
+static inline bool finite_pair(const float *s, const float *b)
+{
+    uint32_t u, v;
+    memcpy(&u, s, 4), memcpy(&v, b, 4);
+    return (u & 0x7f800000u) != 0x7f800000u && (v & 0x7f800000u) != 0x7f800000u;
+}
+
 /* One BF16/F16 group by table (group a multiple of 32); false, nothing written, when its codes or
- * its table do not allow it. */
-static inline __attribute__((always_inline)) AVX2_FN bool group_lut(const uint8_t *q, size_t group, __m256 s, __m256 b,
-                                                                    pc_mlx_t t, float *o, bool nt)
+ * its table do not allow it. sf, bf: the group's scale and bias (s, b broadcast). */
+static inline __attribute__((always_inline)) AVX2_FN bool group_lut(const uint8_t *q, size_t group, const float *sf,
+                                                                    const float *bf, __m256 s, __m256 b, pc_mlx_t t,
+                                                                    float *o, bool nt)
 {
     if (!pc_lut16_codes_fit(q, group)) return false;
     const __m128i k0 = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m128i k8 = _mm_setr_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0);
     pc_lut16 l;
     if (t == PC_MLX_T_F16) l = pc_lut16_from_f16(affine8_f16_bits(k0, s, b), affine8_f16_bits(k8, s, b));
+    else if (finite_pair(sf, bf)) l = pc_lut16_from_bf16(affine8_bf16_num(k0, s, b), affine8_bf16_num(k8, s, b));
     else {
         __m256 t0 = affine8(k0, s, b, t), t8 = affine8(k8, s, b, t);
         if (!pc_lut16_bf16_exact(t0, t8)) return false;
@@ -84,7 +111,7 @@ static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8
         const uint8_t *q = codes + g * group;
         float *o = out + g * group;
         __m256 s = _mm256_broadcast_ss(scales + g), b = _mm256_broadcast_ss(biases + g);
-        if (lut && group_lut(q, group, s, b, t, o, nt)) continue;
+        if (lut && group_lut(q, group, scales + g, biases + g, s, b, t, o, nt)) continue;
         size_t j = 0;
         for (; j + 16 <= group; j += 16) {
             __m128i q16 = _mm_loadu_si128((const __m128i *)(q + j));
