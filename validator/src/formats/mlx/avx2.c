@@ -76,50 +76,74 @@ static inline bool finite_pair(const float *s, const float *b)
     return (u & 0x7f800000u) != 0x7f800000u && (v & 0x7f800000u) != 0x7f800000u;
 }
 
-/* One BF16/F16 group by table (group a multiple of 32); false, nothing written, when its codes or
- * its table do not allow it. sf, bf: the group's scale and bias (s, b broadcast). */
-static inline __attribute__((always_inline)) AVX2_FN bool group_lut(const uint8_t *q, size_t group, const float *sf,
-                                                                    const float *bf, __m256 s, __m256 b, pc_mlx_t t,
-                                                                    float *o, bool nt)
+/* A group's table (kernels/fast/lut16_avx2.h) and whether it may be used: all its codes below 16
+ * and, for bf16, no entry that kept a NaN payload in its low half. */
+typedef struct mlx_lut {
+    pc_lut16 l;
+    bool ok;
+} mlx_lut;
+
+static inline __attribute__((always_inline)) AVX2_FN mlx_lut table_of(const uint8_t *q, size_t group, const float *sf,
+                                                                       const float *bf, pc_mlx_t t)
 {
-    if (!pc_lut16_codes_fit(q, group)) return false;
     const __m128i k0 = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m128i k8 = _mm_setr_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0);
-    pc_lut16 l;
-    if (t == PC_MLX_T_F16) l = pc_lut16_from_f16(affine8_f16_bits(k0, s, b), affine8_f16_bits(k8, s, b));
-    else if (finite_pair(sf, bf)) l = pc_lut16_from_bf16(affine8_bf16_num(k0, s, b), affine8_bf16_num(k8, s, b));
+    __m256 s = _mm256_broadcast_ss(sf), b = _mm256_broadcast_ss(bf);
+    mlx_lut m = {.ok = pc_lut16_codes_fit(q, group)};
+    if (t == PC_MLX_T_F16) m.l = pc_lut16_from_f16(affine8_f16_bits(k0, s, b), affine8_f16_bits(k8, s, b));
+    else if (finite_pair(sf, bf)) m.l = pc_lut16_from_bf16(affine8_bf16_num(k0, s, b), affine8_bf16_num(k8, s, b));
     else {
         __m256 t0 = affine8(k0, s, b, t), t8 = affine8(k8, s, b, t);
-        if (!pc_lut16_bf16_exact(t0, t8)) return false;
-        l = pc_lut16_from_bf16(t0, t8);
+        m.ok = m.ok && pc_lut16_bf16_exact(t0, t8);
+        m.l = pc_lut16_from_bf16(t0, t8);
     }
-    for (size_t j = 0; j < group; j += 32) {
-        __m256 v[4];
-        if (t == PC_MLX_T_F16) pc_lut16_f16_x32(&l, q + j, v);
-        else pc_lut16_bf16_x32(&l, q + j, v);
-        for (unsigned k = 0; k < 4; k++) store_f32(o + j + 8 * k, v[k], nt);
-    }
-    return true;
+    return m;
 }
 
+/* One group (a multiple of 32) by its table. */
+static inline __attribute__((always_inline)) AVX2_FN void group_lut(const uint8_t *q, size_t group, const pc_lut16 *l,
+                                                                    pc_mlx_t t, float *o, bool nt)
+{
+    for (size_t j = 0; j < group; j += 32) {
+        __m256 v[4];
+        if (t == PC_MLX_T_F16) pc_lut16_f16_x32(l, q + j, v);
+        else pc_lut16_bf16_x32(l, q + j, v);
+        for (unsigned k = 0; k < 4; k++) store_f32(o + j + 8 * k, v[k], nt);
+    }
+}
+
+/* One group lane by lane. */
+static inline __attribute__((always_inline)) AVX2_FN void group_lanes(const uint8_t *q, size_t group, const float *sf,
+                                                                      const float *bf, pc_mlx_t t, float *o, bool nt)
+{
+    __m256 s = _mm256_broadcast_ss(sf), b = _mm256_broadcast_ss(bf);
+    size_t j = 0;
+    for (; j + 16 <= group; j += 16) {
+        __m128i q16 = _mm_loadu_si128((const __m128i *)(q + j));
+        store_f32(o + j, affine8(q16, s, b, t), nt);
+        store_f32(o + j + 8, affine8(_mm_srli_si128(q16, 8), s, b, t), nt);
+    }
+    for (; j + 8 <= group; j += 8) store_f32(o + j, affine8(_mm_loadl_epi64((const __m128i *)(q + j)), s, b, t), nt);
+    if (j < group) pc_mlx_run_scalar(q + j, group - j, *sf, *bf, t, o + j);
+}
+
+/* The table of group g + 1 is built before group g is looked up, so the two chains overlap (a
+ * table is a long dependency chain; the lookups are short). */
 static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8_t *codes, size_t ngroups, size_t group,
                                                                      const float *scales, const float *biases, pc_mlx_t t,
                                                                      float *out, bool nt)
 {
-    const bool lut = t != PC_MLX_T_F32 && group % 32 == 0;
-    for (size_t g = 0; g < ngroups; g++) {
-        const uint8_t *q = codes + g * group;
-        float *o = out + g * group;
-        __m256 s = _mm256_broadcast_ss(scales + g), b = _mm256_broadcast_ss(biases + g);
-        if (lut && group_lut(q, group, scales + g, biases + g, s, b, t, o, nt)) continue;
-        size_t j = 0;
-        for (; j + 16 <= group; j += 16) {
-            __m128i q16 = _mm_loadu_si128((const __m128i *)(q + j));
-            store_f32(o + j, affine8(q16, s, b, t), nt);
-            store_f32(o + j + 8, affine8(_mm_srli_si128(q16, 8), s, b, t), nt);
+    if (t == PC_MLX_T_F32 || group % 32) {
+        for (size_t g = 0; g < ngroups; g++) group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt);
+    } else if (ngroups) {
+        mlx_lut cur = table_of(codes, group, scales, biases, t);
+        for (size_t g = 0; g < ngroups; g++) {
+            size_t h = g + 1 < ngroups ? g + 1 : g;
+            mlx_lut next = table_of(codes + h * group, group, scales + h, biases + h, t);
+            if (cur.ok) group_lut(codes + g * group, group, &cur.l, t, out + g * group, nt);
+            else group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt);
+            cur = next;
         }
-        for (; j + 8 <= group; j += 8) store_f32(o + j, affine8(_mm_loadl_epi64((const __m128i *)(q + j)), s, b, t), nt);
-        if (j < group) pc_mlx_run_scalar(q + j, group - j, scales[g], biases[g], t, o + j);
     }
     if (nt) _mm_sfence(); /* order the streamed lines before anyone reads the output */
 }
