@@ -45,31 +45,44 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 round_t(__m256 x, pc
     return _mm256_castsi256_ps(_mm256_blendv_epi8(r, u, nan));
 }
 
-/* One row of whole 32-code steps (axis 1, bf16/f16) by table: w for q = 0..15 computed as the lanes
+/* Rows of whole 32-code steps (axis 1, bf16/f16) by table: w for q = 0..15 computed as the lanes
  * below compute it, then looked up (kernels/fast/lut16_avx2.h), the same bits for a third of the
- * work. False, nothing written, when a code is 16 or more or an entry is a NaN (whose bits are the
- * portable path's business). */
-static inline __attribute__((always_inline)) AVX2_FN bool row_lut(const uint8_t *q, size_t C, __m256 vz, __m256 vs,
-                                                                  pc_round_t t, float *o)
+ * work. Not for a row with a code of 16 or more or with a NaN entry (whose bits are the portable
+ * path's business): ok is false then. */
+typedef struct hqq_lut {
+    pc_lut16 l;
+    bool ok;
+} hqq_lut;
+
+static inline __attribute__((always_inline)) AVX2_FN hqq_lut row_table(const uint8_t *q, size_t C, const float *z,
+                                                                       const float *s, pc_round_t t)
 {
-    if (!pc_lut16_codes_fit(q, C)) return false;
     const __m256 k0 = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), k8 = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+    __m256 vz = _mm256_broadcast_ss(z), vs = _mm256_broadcast_ss(s);
     __m256 p0 = _mm256_mul_ps(round_t(_mm256_sub_ps(k0, vz), t), vs), p8 = _mm256_mul_ps(round_t(_mm256_sub_ps(k8, vz), t), vs);
-    __m128i h0 = _mm_setzero_si128(), h8 = h0;
+    hqq_lut m;
     __m256 w0, w8;
     if (t == PC_ROUND_F16) {
-        h0 = _mm256_cvtps_ph(p0, 0), h8 = _mm256_cvtps_ph(p8, 0);
+        __m128i h0 = _mm256_cvtps_ph(p0, 0), h8 = _mm256_cvtps_ph(p8, 0);
         w0 = _mm256_cvtph_ps(h0), w8 = _mm256_cvtph_ps(h8);
-    } else w0 = round_t(p0, t), w8 = round_t(p8, t);
-    if (_mm256_movemask_ps(_mm256_cmp_ps(w0, w8, _CMP_UNORD_Q))) return false;
-    pc_lut16 l = t == PC_ROUND_F16 ? pc_lut16_from_f16(h0, h8) : pc_lut16_from_bf16(w0, w8);
+        m.l = pc_lut16_from_f16(h0, h8);
+    } else {
+        w0 = round_t(p0, t), w8 = round_t(p8, t);
+        m.l = pc_lut16_from_bf16(w0, w8);
+    }
+    m.ok = !_mm256_movemask_ps(_mm256_cmp_ps(w0, w8, _CMP_UNORD_Q)) && pc_lut16_codes_fit(q, C);
+    return m;
+}
+
+static inline __attribute__((always_inline)) AVX2_FN void row_lut(const uint8_t *q, size_t C, const pc_lut16 *l,
+                                                                  pc_round_t t, float *o)
+{
     for (size_t c = 0; c < C; c += 32) {
         __m256 v[4];
-        if (t == PC_ROUND_F16) pc_lut16_f16_x32(&l, q + c, v);
-        else pc_lut16_bf16_x32(&l, q + c, v);
+        if (t == PC_ROUND_F16) pc_lut16_f16_x32(l, q + c, v);
+        else pc_lut16_bf16_x32(l, q + c, v);
         for (unsigned k = 0; k < 4; k++) _mm256_storeu_ps(o + c + 8 * k, v[k]);
     }
-    return true;
 }
 
 /* One row: z and s per lane (axis 0: the columns', advancing) or broadcast (axis 1). NaN lanes are
@@ -79,7 +92,6 @@ static inline __attribute__((always_inline)) AVX2_FN void dq_row(const uint8_t *
                                                                  const float *s, pc_round_t t, float *o)
 {
     __m256 vz = _mm256_broadcast_ss(z), vs = _mm256_broadcast_ss(s), nan = _mm256_setzero_ps();
-    if (axis == 1 && t != PC_ROUND_F32 && C % 32 == 0 && row_lut(q, C, vz, vs, t, o)) return;
     size_t c = 0;
     for (; c + 8 <= C; c += 8) {
         if (axis == 0) { vz = _mm256_loadu_ps(z + c); vs = _mm256_loadu_ps(s + c); }
@@ -92,10 +104,26 @@ static inline __attribute__((always_inline)) AVX2_FN void dq_row(const uint8_t *
     if (c < C) pc_hqq_dequant_scalar(q + c, 1, C - c, axis, axis == 0 ? z + c : z, s + (axis == 0 ? c : 0), t, o + c);
 }
 
+/* Rows by table, the table of row r + 1 built before row r is looked up so that the two chains
+ * overlap (a table is a long dependency chain; the lookups are short). */
+static inline __attribute__((always_inline)) AVX2_FN void rows_lut(const uint8_t *q, size_t R, size_t C, const float *z,
+                                                                   const float *s, pc_round_t t, float *o)
+{
+    hqq_lut cur = row_table(q, C, z, s, t);
+    for (size_t r = 0; r < R; r++) {
+        size_t n = r + 1 < R ? r + 1 : r;
+        hqq_lut next = row_table(q + n * C, C, z + n, s + n, t);
+        if (cur.ok) row_lut(q + r * C, C, &cur.l, t, o + r * C);
+        else dq_row(q + r * C, C, 1, z + r, s + r, t, o + r * C);
+        cur = next;
+    }
+}
+
 #define HQQ_DQ(T, TT)                                                                                           \
     static AVX2_FN void dq_##T(const uint8_t *q, size_t R, size_t C, int axis, const float *z, const float *s, \
                                float *o)                                                                        \
     {                                                                                                           \
+        if (axis == 1 && TT != PC_ROUND_F32 && C % 32 == 0 && R) { rows_lut(q, R, C, z, s, TT, o); return; }   \
         for (size_t r = 0; r < R; r++)                                                                          \
             if (axis == 1) dq_row(q + r * C, C, 1, z + r, s + r, TT, o + r * C);                                \
             else dq_row(q + r * C, C, 0, z, s, TT, o + r * C);                                                  \
