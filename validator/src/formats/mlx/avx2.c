@@ -3,13 +3,15 @@
  * w = rT(rT(s * q) + b) (mlx/backend/cpu/quantized.cpp computes in T):
  *   F32:  a multiply and an add, never fused (no "fma" in the target, -ffp-contract=off);
  *   BF16: round-to-nearest-even on the f32 bits (add 0x7fff plus the lowest kept bit, clear the
- *         low 16), NaN lanes kept as they are (the oracle keeps them too);
+ *         low 16; infinities stay, and no lane is a NaN: see below);
  *   F16:  VCVTPS2PH with imm 0 (round to nearest even, not MXCSR) and VCVTPH2PS back: IEEE
  *         conversions, f16 subnormals and overflow to inf included, widening exact.
  * BF16/F16 groups of whole 32-code steps whose codes are all below 16 (4-bit and narrower) compute
  * w for q = 0..15 with these same lanes and look the group up (kernels/fast/lut16_avx2.h): the same
- * bits for about a third of the work. A bf16 table lane that kept a NaN payload in its low half
- * sends the group down the lane path instead.
+ * bits for about a third of the work, the next group's table built before this one is looked up.
+ * A group with a NaN or infinite scale or bias takes the portable path (its NaNs are the oracle's);
+ * with both finite, s * q and every sum after it is finite or an infinity (b is finite: no
+ * inf - inf), so no lane is a NaN and the bf16 rounding needs no NaN test.
  * Large outputs use non-temporal stores when every group is whole vectors (kernels/fast/nt.h decides). */
 #include "kernels.h"
 
@@ -20,18 +22,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* bf16 RNE on the f32 bits, for lanes that cannot be NaN (finite scale and bias). */
 static inline __attribute__((always_inline)) AVX2_FN __m256 rne_bf16(__m256 x)
-{
-    __m256i u = _mm256_castps_si256(x);
-    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
-    r = _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u));
-    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-    return _mm256_castsi256_ps(_mm256_blendv_epi8(r, u, nan));
-}
-
-/* The same without the NaN test, for lanes that cannot be NaN. */
-static inline __attribute__((always_inline)) AVX2_FN __m256 rne_bf16_num(__m256 x)
 {
     __m256i u = _mm256_castps_si256(x);
     __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
@@ -44,7 +36,7 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 rne_f16(__m256 x)
     return _mm256_cvtph_ps(_mm256_cvtps_ph(x, 0)); /* imm 0: nearest even, ignoring MXCSR.RC */
 }
 
-/* Eight weights of one group; t is a compile-time constant after inlining. */
+/* Eight weights of one group (finite scale and bias); t is a compile-time constant after inlining. */
 static inline __attribute__((always_inline)) AVX2_FN __m256 affine8(__m128i q8, __m256 s, __m256 b, pc_mlx_t t)
 {
     __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q8));
@@ -61,14 +53,6 @@ static inline __attribute__((always_inline)) AVX2_FN __m128i affine8_f16_bits(__
     return _mm256_cvtps_ph(_mm256_add_ps(rne_f16(sq), b), 0);
 }
 
-/* BF16 lanes when s and b are finite: s * q is then finite or an infinity, and so is every sum
- * after it (no inf - inf: b is finite), so no lane is a NaN and the rounding needs no NaN test. */
-static inline __attribute__((always_inline)) AVX2_FN __m256 affine8_bf16_num(__m128i q8, __m256 s, __m256 b)
-{
-    __m256 sq = _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(q8)));
-    return rne_bf16_num(_mm256_add_ps(rne_bf16_num(sq), b));
-}
-
 static inline bool finite_pair(const float *s, const float *b)
 {
     uint32_t u, v;
@@ -77,7 +61,7 @@ static inline bool finite_pair(const float *s, const float *b)
 }
 
 /* A group's table (kernels/fast/lut16_avx2.h) and whether it may be used: all its codes below 16
- * and, for bf16, no entry that kept a NaN payload in its low half. */
+ * and a finite scale and bias (else the group is the portable path's, group_lanes). */
 typedef struct mlx_lut {
     pc_lut16 l;
     bool ok;
@@ -89,14 +73,9 @@ static inline __attribute__((always_inline)) AVX2_FN mlx_lut table_of(const uint
     const __m128i k0 = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m128i k8 = _mm_setr_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0);
     __m256 s = _mm256_broadcast_ss(sf), b = _mm256_broadcast_ss(bf);
-    mlx_lut m = {.ok = pc_lut16_codes_fit(q, group)};
+    mlx_lut m = {.ok = finite_pair(sf, bf) && pc_lut16_codes_fit(q, group)};
     if (t == PC_MLX_T_F16) m.l = pc_lut16_from_f16(affine8_f16_bits(k0, s, b), affine8_f16_bits(k8, s, b));
-    else if (finite_pair(sf, bf)) m.l = pc_lut16_from_bf16(affine8_bf16_num(k0, s, b), affine8_bf16_num(k8, s, b));
-    else {
-        __m256 t0 = affine8(k0, s, b, t), t8 = affine8(k8, s, b, t);
-        m.ok = m.ok && pc_lut16_bf16_exact(t0, t8);
-        m.l = pc_lut16_from_bf16(t0, t8);
-    }
+    else m.l = pc_lut16_from_bf16(affine8(k0, s, b, t), affine8(k8, s, b, t));
     return m;
 }
 
@@ -112,10 +91,12 @@ static inline __attribute__((always_inline)) AVX2_FN void group_lut(const uint8_
     }
 }
 
-/* One group lane by lane. */
+/* One group lane by lane; one with a NaN or infinite scale or bias by the portable path, whose
+ * NaNs are the oracle's (which operand's payload a vector add keeps is the compiler's choice). */
 static inline __attribute__((always_inline)) AVX2_FN void group_lanes(const uint8_t *q, size_t group, const float *sf,
                                                                       const float *bf, pc_mlx_t t, float *o, bool nt)
 {
+    if (!finite_pair(sf, bf)) { pc_mlx_run_scalar(q, group, *sf, *bf, t, o); return; }
     __m256 s = _mm256_broadcast_ss(sf), b = _mm256_broadcast_ss(bf);
     size_t j = 0;
     for (; j + 16 <= group; j += 16) {

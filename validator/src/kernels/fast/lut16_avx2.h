@@ -31,19 +31,12 @@ static inline __attribute__((always_inline)) AVX2_FN pc_lut16 pc_lut16_from_f16(
     return pc_lut16_from_words(_mm256_inserti128_si256(_mm256_castsi128_si256(e0), e8, 1));
 }
 
-/* bf16 entries: f32 lanes (entries 0-7, 8-15) whose low 16 bits the caller saw are all zero. */
+/* bf16 entries: f32 lanes (entries 0-7, 8-15) whose low 16 bits are zero (no NaN kept with a payload there). */
 static inline __attribute__((always_inline)) AVX2_FN pc_lut16 pc_lut16_from_bf16(__m256 t0, __m256 t8)
 {
     __m256i h0 = _mm256_srli_epi32(_mm256_castps_si256(t0), 16), h8 = _mm256_srli_epi32(_mm256_castps_si256(t8), 16);
     /* packus interleaves per lane: [0-3, 8-11 | 4-7, 12-15]; the qword permute restores the order */
     return pc_lut16_from_words(_mm256_permute4x64_epi64(_mm256_packus_epi32(h0, h8), 0xD8));
-}
-
-/* True when every f32 lane of a and b has its low 16 bits zero (a bf16 result, not a NaN kept
- * with a payload there). */
-static inline __attribute__((always_inline)) AVX2_FN bool pc_lut16_bf16_exact(__m256 a, __m256 b)
-{
-    return _mm256_testz_si256(_mm256_castps_si256(_mm256_or_ps(a, b)), _mm256_set1_epi32(0xffff));
 }
 
 /* True when all n codes at q (n a multiple of 32) are below 16. */
