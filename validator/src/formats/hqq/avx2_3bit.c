@@ -35,21 +35,16 @@ static inline __attribute__((always_inline)) AVX2_FN void planes(const uint8_t *
     p[3] = _mm256_unpackhi_epi64(ab1, cd1);
 }
 
-/* The ten slots' codes of the 32 words whose planes are p. */
-static inline __attribute__((always_inline)) AVX2_FN void slots(const __m256i p[4], __m256i s[10])
+/* Slot j's 32 codes for words [i, i + 32) to their place: whole while the slot's row block lasts
+ * (lim: C times the rows it really has), the part before lim if it ends inside, else nothing. */
+static inline __attribute__((always_inline)) AVX2_FN void put(uint8_t *o, size_t i, size_t lim, __m256i v)
 {
-    const __m256i m7 = _mm256_set1_epi8(7), m1 = _mm256_set1_epi8(1), m3 = _mm256_set1_epi8(3);
-    const __m256i m6 = _mm256_set1_epi8(6), m4 = _mm256_set1_epi8(4);
-    s[0] = _mm256_and_si256(_mm256_srli_epi16(p[3], 3), m7); /* bits 27-29 */
-    s[1] = _mm256_and_si256(p[3], m7);                        /* 24-26 */
-    s[2] = _mm256_and_si256(_mm256_srli_epi16(p[2], 5), m7); /* 21-23 */
-    s[3] = _mm256_and_si256(_mm256_srli_epi16(p[2], 2), m7); /* 18-20 */
-    s[4] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p[1], 7), m1), _mm256_and_si256(_mm256_slli_epi16(p[2], 1), m6)); /* 15-17 */
-    s[5] = _mm256_and_si256(_mm256_srli_epi16(p[1], 4), m7); /* 12-14 */
-    s[6] = _mm256_and_si256(_mm256_srli_epi16(p[1], 1), m7); /* 9-11 */
-    s[7] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p[0], 6), m3), _mm256_and_si256(_mm256_slli_epi16(p[1], 2), m4)); /* 6-8 */
-    s[8] = _mm256_and_si256(_mm256_srli_epi16(p[0], 3), m7); /* 3-5 */
-    s[9] = _mm256_and_si256(p[0], m7);                        /* 0-2 */
+    if (i + 32 <= lim) _mm256_storeu_si256((__m256i *)(o + i), v);
+    else if (i < lim) { /* the block's last rows end inside these 32 */
+        uint8_t tmp[32];
+        _mm256_storeu_si256((__m256i *)tmp, v);
+        memcpy(o + i, tmp, lim - i);
+    }
 }
 
 /* Slot j's codes for words [i, n_j): n_j = C times the rows its block really has. */
@@ -58,24 +53,29 @@ static void tail_slot(const uint8_t *src, size_t i, size_t n_j, unsigned j, uint
     for (; i < n_j; i++) o[i] = (uint8_t)((pc_load_le32(src + 4 * i) >> (27 - 3 * j)) & 7u);
 }
 
+/* Each slot is stored as soon as it is made, so that only the planes and the masks stay live. */
 AVX2_FN void pc_hqq_unpack3_avx2(const uint8_t *src, size_t R, size_t C, uint8_t *codes)
 {
     size_t P = (R + 9) / 10, n = P * C, lim[10];
     for (unsigned j = 0; j < 10; j++) lim[j] = (R > j * P ? (R - j * P < P ? R - j * P : P) : 0) * C;
+    const __m256i m7 = _mm256_set1_epi8(7), m1 = _mm256_set1_epi8(1), m3 = _mm256_set1_epi8(3);
+    const __m256i m6 = _mm256_set1_epi8(6), m4 = _mm256_set1_epi8(4);
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        __m256i p[4], s[10];
+        __m256i p[4];
         planes(src + 4 * i, p);
-        slots(p, s);
-        for (unsigned j = 0; j < 10; j++) {
-            uint8_t *o = codes + j * n + i;
-            if (i + 32 <= lim[j]) _mm256_storeu_si256((__m256i *)o, s[j]);
-            else if (i < lim[j]) { /* the block's last rows end inside these 32 */
-                uint8_t tmp[32];
-                _mm256_storeu_si256((__m256i *)tmp, s[j]);
-                memcpy(o, tmp, lim[j] - i);
-            }
-        }
+        put(codes, i, lim[0], _mm256_and_si256(_mm256_srli_epi16(p[3], 3), m7));         /* bits 27-29 */
+        put(codes + n, i, lim[1], _mm256_and_si256(p[3], m7));                          /* 24-26 */
+        put(codes + 2 * n, i, lim[2], _mm256_and_si256(_mm256_srli_epi16(p[2], 5), m7)); /* 21-23 */
+        put(codes + 3 * n, i, lim[3], _mm256_and_si256(_mm256_srli_epi16(p[2], 2), m7)); /* 18-20 */
+        put(codes + 4 * n, i, lim[4],
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p[1], 7), m1), _mm256_and_si256(_mm256_slli_epi16(p[2], 1), m6))); /* 15-17 */
+        put(codes + 5 * n, i, lim[5], _mm256_and_si256(_mm256_srli_epi16(p[1], 4), m7)); /* 12-14 */
+        put(codes + 6 * n, i, lim[6], _mm256_and_si256(_mm256_srli_epi16(p[1], 1), m7)); /* 9-11 */
+        put(codes + 7 * n, i, lim[7],
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p[0], 6), m3), _mm256_and_si256(_mm256_slli_epi16(p[1], 2), m4))); /* 6-8 */
+        put(codes + 8 * n, i, lim[8], _mm256_and_si256(_mm256_srli_epi16(p[0], 3), m7)); /* 3-5 */
+        put(codes + 9 * n, i, lim[9], _mm256_and_si256(p[0], m7));                        /* 0-2 */
     }
     for (unsigned j = 0; j < 10; j++) tail_slot(src, i, lim[j], j, codes + j * n);
 }
