@@ -8,7 +8,7 @@
  *         conversions, f16 subnormals and overflow to inf included, widening exact.
  * BF16/F16 groups of whole 32-code steps whose codes are all below 16 (4-bit and narrower) compute
  * w for q = 0..15 with these same lanes and look the group up (kernels/fast/lut16_avx2.h): the same
- * bits for about a third of the work, the next group's table built before this one is looked up.
+ * bits for about a third of the work, the table two groups ahead built before this one is looked up.
  * A group with a NaN or infinite scale or bias takes the portable path (its NaNs are the oracle's);
  * with both finite, s * q and every sum after it is finite or an infinity (b is finite: no
  * inf - inf), so no lane is a NaN and the bf16 rounding needs no NaN test.
@@ -108,8 +108,8 @@ static inline __attribute__((always_inline)) AVX2_FN void group_lanes(const uint
     if (j < group) pc_mlx_run_scalar(q + j, group - j, *sf, *bf, t, o + j);
 }
 
-/* The table of group g + 1 is built before group g is looked up, so the two chains overlap (a
- * table is a long dependency chain; the lookups are short). */
+/* The table of group g + 2 is built before group g is looked up, so the chains overlap (a table is
+ * a long dependency chain, the lookups short; two ahead measured better than one for f16). */
 static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8_t *codes, size_t ngroups, size_t group,
                                                                      const float *scales, const float *biases, pc_mlx_t t,
                                                                      float *out, bool nt)
@@ -117,13 +117,16 @@ static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8
     if (t == PC_MLX_T_F32 || group % 32) {
         for (size_t g = 0; g < ngroups; g++) group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt);
     } else if (ngroups) {
+        size_t h1 = ngroups > 1 ? 1 : 0;
         mlx_lut cur = table_of(codes, group, scales, biases, t);
+        mlx_lut nxt = table_of(codes + h1 * group, group, scales + h1, biases + h1, t);
         for (size_t g = 0; g < ngroups; g++) {
-            size_t h = g + 1 < ngroups ? g + 1 : g;
-            mlx_lut next = table_of(codes + h * group, group, scales + h, biases + h, t);
+            size_t h = g + 2 < ngroups ? g + 2 : g;
+            mlx_lut nxt2 = table_of(codes + h * group, group, scales + h, biases + h, t);
             if (cur.ok) group_lut(codes + g * group, group, &cur.l, t, out + g * group, nt);
             else group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt);
-            cur = next;
+            cur = nxt;
+            nxt = nxt2;
         }
     }
     if (nt) _mm_sfence(); /* order the streamed lines before anyone reads the output */
