@@ -60,6 +60,23 @@ static inline bool finite_pair(const float *s, const float *b)
     return (u & 0x7f800000u) != 0x7f800000u && (v & 0x7f800000u) != 0x7f800000u;
 }
 
+/* True when all n scales and biases are finite (one pass before the groups, so that a valid
+ * checkpoint's groups skip the test). */
+static AVX2_FN bool all_finite(const float *s, const float *b, size_t n)
+{
+    const __m256i e = _mm256_set1_epi32(0x7f800000);
+    __m256i bad = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i u = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(s + i)), e);
+        __m256i v = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(b + i)), e);
+        bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpeq_epi32(u, e), _mm256_cmpeq_epi32(v, e)));
+    }
+    bool ok = _mm256_testz_si256(bad, bad);
+    for (; i < n; i++) ok = ok && finite_pair(s + i, b + i);
+    return ok;
+}
+
 /* A group's table (kernels/fast/lut16_avx2.h) and whether it may be used: all its codes below 16
  * and a finite scale and bias (else the group is the portable path's, group_lanes). */
 typedef struct mlx_lut {
@@ -68,12 +85,12 @@ typedef struct mlx_lut {
 } mlx_lut;
 
 static inline __attribute__((always_inline)) AVX2_FN mlx_lut table_of(const uint8_t *q, size_t group, const float *sf,
-                                                                       const float *bf, pc_mlx_t t)
+                                                                       const float *bf, pc_mlx_t t, bool fin)
 {
     const __m128i k0 = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m128i k8 = _mm_setr_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0);
     __m256 s = _mm256_broadcast_ss(sf), b = _mm256_broadcast_ss(bf);
-    mlx_lut m = {.ok = finite_pair(sf, bf) && pc_lut16_codes_fit(q, group)};
+    mlx_lut m = {.ok = (fin || finite_pair(sf, bf)) && pc_lut16_codes_fit(q, group)};
     if (t == PC_MLX_T_F16) m.l = pc_lut16_from_f16(affine8_f16_bits(k0, s, b), affine8_f16_bits(k8, s, b));
     else m.l = pc_lut16_from_bf16(affine8(k0, s, b, t), affine8(k8, s, b, t));
     return m;
@@ -94,9 +111,9 @@ static inline __attribute__((always_inline)) AVX2_FN void group_lut(const uint8_
 /* One group lane by lane; one with a NaN or infinite scale or bias by the portable path, whose
  * NaNs are the oracle's (which operand's payload a vector add keeps is the compiler's choice). */
 static inline __attribute__((always_inline)) AVX2_FN void group_lanes(const uint8_t *q, size_t group, const float *sf,
-                                                                      const float *bf, pc_mlx_t t, float *o, bool nt)
+                                                                      const float *bf, pc_mlx_t t, float *o, bool nt, bool fin)
 {
-    if (!finite_pair(sf, bf)) { pc_mlx_run_scalar(q, group, *sf, *bf, t, o); return; }
+    if (!fin && !finite_pair(sf, bf)) { pc_mlx_run_scalar(q, group, *sf, *bf, t, o); return; }
     __m256 s = _mm256_broadcast_ss(sf), b = _mm256_broadcast_ss(bf);
     size_t j = 0;
     for (; j + 16 <= group; j += 16) {
@@ -114,17 +131,19 @@ static inline __attribute__((always_inline)) AVX2_FN void affine_all(const uint8
                                                                      const float *scales, const float *biases, pc_mlx_t t,
                                                                      float *out, bool nt)
 {
+    const bool fin = all_finite(scales, biases, ngroups); /* else each group is tested */
     if (t == PC_MLX_T_F32 || group % 32) {
-        for (size_t g = 0; g < ngroups; g++) group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt);
+        for (size_t g = 0; g < ngroups; g++)
+            group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt, fin);
     } else if (ngroups) {
         size_t h1 = ngroups > 1 ? 1 : 0;
-        mlx_lut cur = table_of(codes, group, scales, biases, t);
-        mlx_lut nxt = table_of(codes + h1 * group, group, scales + h1, biases + h1, t);
+        mlx_lut cur = table_of(codes, group, scales, biases, t, fin);
+        mlx_lut nxt = table_of(codes + h1 * group, group, scales + h1, biases + h1, t, fin);
         for (size_t g = 0; g < ngroups; g++) {
             size_t h = g + 2 < ngroups ? g + 2 : g;
-            mlx_lut nxt2 = table_of(codes + h * group, group, scales + h, biases + h, t);
+            mlx_lut nxt2 = table_of(codes + h * group, group, scales + h, biases + h, t, fin);
             if (cur.ok) group_lut(codes + g * group, group, &cur.l, t, out + g * group, nt);
-            else group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt);
+            else group_lanes(codes + g * group, group, scales + g, biases + g, t, out + g * group, nt, fin);
             cur = nxt;
             nxt = nxt2;
         }
