@@ -61,16 +61,19 @@ static inline __attribute__((always_inline)) AVX2_FN hqq_lut row_table(const uin
     __m256 vz = _mm256_broadcast_ss(z), vs = _mm256_broadcast_ss(s);
     __m256 p0 = _mm256_mul_ps(round_t(_mm256_sub_ps(k0, vz), t), vs), p8 = _mm256_mul_ps(round_t(_mm256_sub_ps(k8, vz), t), vs);
     hqq_lut m;
-    __m256 w0, w8;
-    if (t == PC_ROUND_F16) {
+    bool nan;
+    if (t == PC_ROUND_F16) { /* a NaN half: exponent all ones, mantissa not zero (|h| > 0x7c00) */
         __m128i h0 = _mm256_cvtps_ph(p0, 0), h8 = _mm256_cvtps_ph(p8, 0);
-        w0 = _mm256_cvtph_ps(h0), w8 = _mm256_cvtph_ps(h8);
+        const __m128i abs = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7c00);
+        nan = _mm_movemask_epi8(_mm_or_si128(_mm_cmpgt_epi16(_mm_and_si128(h0, abs), inf),
+                                             _mm_cmpgt_epi16(_mm_and_si128(h8, abs), inf)));
         m.l = pc_lut16_from_f16(h0, h8);
     } else {
-        w0 = round_t(p0, t), w8 = round_t(p8, t);
+        __m256 w0 = round_t(p0, t), w8 = round_t(p8, t);
+        nan = _mm256_movemask_ps(_mm256_cmp_ps(w0, w8, _CMP_UNORD_Q));
         m.l = pc_lut16_from_bf16(w0, w8);
     }
-    m.ok = !_mm256_movemask_ps(_mm256_cmp_ps(w0, w8, _CMP_UNORD_Q)) && pc_lut16_codes_fit(q, C);
+    m.ok = !nan && pc_lut16_codes_fit(q, C);
     return m;
 }
 
