@@ -19,9 +19,9 @@ static inline __attribute__((always_inline)) AVX2_FN pc_lut16 pc_lut16_from_word
 {
     const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12, 14, 1,
                                            3, 5, 7, 9, 11, 13, 15);
-    /* [lo 0-7, hi 0-7 | lo 8-15, hi 8-15] -> [lo 0-15 | hi 0-15] */
-    __m256i p = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(w, split), 0xD8);
-    pc_lut16 l = {_mm256_permute2x128_si256(p, p, 0x00), _mm256_permute2x128_si256(p, p, 0x11)};
+    /* qwords [lo 0-7, hi 0-7, lo 8-15, hi 8-15]: qwords 0, 2 twice make the low plane, 1, 3 the high */
+    __m256i p = _mm256_shuffle_epi8(w, split);
+    pc_lut16 l = {_mm256_permute4x64_epi64(p, 0x88), _mm256_permute4x64_epi64(p, 0xDD)};
     return l;
 }
 
