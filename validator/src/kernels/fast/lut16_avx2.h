@@ -34,9 +34,16 @@ static inline __attribute__((always_inline)) AVX2_FN pc_lut16 pc_lut16_from_f16(
 /* bf16 entries: f32 lanes (entries 0-7, 8-15) whose low 16 bits are zero (no NaN kept with a payload there). */
 static inline __attribute__((always_inline)) AVX2_FN pc_lut16 pc_lut16_from_bf16(__m256 t0, __m256 t8)
 {
+    const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12, 14, 1,
+                                           3, 5, 7, 9, 11, 13, 15);
     __m256i h0 = _mm256_srli_epi32(_mm256_castps_si256(t0), 16), h8 = _mm256_srli_epi32(_mm256_castps_si256(t8), 16);
-    /* packus interleaves per lane: [0-3, 8-11 | 4-7, 12-15]; the qword permute restores the order */
-    return pc_lut16_from_words(_mm256_permute4x64_epi64(_mm256_packus_epi32(h0, h8), 0xD8));
+    /* packus interleaves per lane, words [0-3, 8-11 | 4-7, 12-15]; split per lane, dwords are then
+     * [lo 0-3, lo 8-11, hi 0-3, hi 8-11 | lo 4-7, lo 12-15, hi 4-7, hi 12-15]: one dword permute
+     * each puts a plane in order in both lanes */
+    __m256i p = _mm256_shuffle_epi8(_mm256_packus_epi32(h0, h8), split);
+    pc_lut16 l = {_mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)),
+                  _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(2, 6, 3, 7, 2, 6, 3, 7))};
+    return l;
 }
 
 /* True when all n codes at q (n a multiple of 32) are below 16. */
