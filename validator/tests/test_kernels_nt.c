@@ -246,12 +246,14 @@ static void hqq_run(const void *ctx, const uint8_t *in, float *out)
 static void check_hqq(void)
 {
     static const size_t k_shape[2][2] = {{600, 512}, {70, 4500}}; /* whole rows per tile; rows longer than it */
-    for (int sh = 0; sh < 2; sh++) {
-        size_t R = k_shape[sh][0], C = k_shape[sh][1], n = R * C, ng = R > C ? R : C;
+    for (int sh = 0; sh < 4; sh++) { /* shapes 2, 3: codes below 16, which AVX2 rows of 512 look up by table */
+        size_t R = k_shape[sh % 2][0], C = k_shape[sh % 2][1], n = R * C, ng = R > C ? R : C;
         uint8_t *q = malloc(n);
         float *z = malloc(ng * sizeof(float)), *s = malloc(ng * sizeof(float)), *want = malloc(n * sizeof(float));
         if (!q || !z || !s || !want) exit(2);
         fill(q, n);
+        if (sh >= 2)
+            for (size_t i = 0; i < n; i++) q[i] &= 15;
         for (size_t g = 0; g < ng; g++) { z[g] = 0.37f * (float)(rnd() % 300); s[g] = 0.001f * (float)(1 + rnd() % 5000); }
         z[ng / 2] = 1.0f / 0.0f, z[ng / 3] = 1.0f / 0.0f, s[ng / 3] = 0.0f; /* inf results, and NaN ones (the portable path redoes that row) */
         for (int axis = 0; axis < 2; axis++)
@@ -267,6 +269,27 @@ static void check_hqq(void)
                 pc_kernels_reset();
             }
         free(q); free(z); free(s); free(want);
+    }
+}
+
+/* ---- HQQ 3-bit words (codes out, not f32): the AVX2 set's 32-word steps read the input up to its
+ * last byte and no further; the words end at the guard page ---- */
+static void check_hqq_unpack3(void)
+{
+    static const size_t k_shape[][2] = {{10, 32}, {19, 64}, {641, 33}, {2048, 64}, {7, 1000}};
+    for (size_t k = 0; k < sizeof k_shape / sizeof *k_shape; k++) {
+        size_t R = k_shape[k][0], C = k_shape[k][1], bytes = pc_hqq_packed_rows(3, R) * C * 4, n = R * C;
+        uint8_t *in = malloc(bytes), *want = malloc(n), *got = malloc(n);
+        if (!in || !want || !got) exit(2);
+        fill(in, bytes);
+        pc_hqq_unpack_ref(in, 3, R, C, want);
+        for (size_t i = 0; pc_kernels_available(i); i++) {
+            pc_kernels_select(pc_kernels_available(i));
+            pc_hqq_unpack_fast(guarded(in, bytes), 3, R, C, got);
+            CHECK(!memcmp(got, want, n), "hqq 3-bit %zux%zu [%s]: codes differ from the oracle", R, C, pc_kernels_name());
+        }
+        pc_kernels_reset();
+        free(in); free(want); free(got);
     }
 }
 
@@ -303,6 +326,7 @@ int main(void)
     check_grids();
     check_own();
     check_hqq();
+    check_hqq_unpack3();
     check_fresh();
     return test_finish();
 }

@@ -1,5 +1,5 @@
-/* AVX2 decoders of the GGUF block types Q3_K, TQ1_0 and TQ2_0 (kernels.h states each layout and
- * operation order; oracle/gguf_kquants.c and gguf_ternary.c are the literal references). Kept apart
+/* AVX2 decoders of the GGUF block types Q3_K and TQ2_0 (TQ1_0: avx2_ternary.c; kernels.h states
+ * each layout and operation order; oracle/gguf_kquants.c and gguf_ternary.c are the literal references). Kept apart
  * from gguf_avx2.c so the two files can change independently. Codes are split out whole registers
  * at a time; f32 uses separate multiply and subtract intrinsics (-ffp-contract=off, no FMA), and the
  * per-sub-block factor d * (sc - 32) is scalar f32 as in the oracle. A block whose fp16 d is a NaN
@@ -56,40 +56,6 @@ AVX2_FN void pc_tq2_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         if (!weights) continue;
         if (half_is_nan(blk + 64)) pc_tq2_0_decode_scalar(blk, 1, NULL, weights + 256 * b);
         else f32_offset_mul(q, 256, 1, half_f32(blk + 64), weights + 256 * b);
-    }
-}
-
-/* Trit n of 16 bytes as ggml extracts it, ((byte * 3^n) mod 256) * 3 >> 8, in 16-bit lanes. */
-static inline AVX2_FN void trits16(const uint8_t *s, int pow3, uint8_t *out)
-{
-    __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)s));
-    v = _mm256_and_si256(_mm256_mullo_epi16(v, _mm256_set1_epi16((short)pow3)), _mm256_set1_epi16(0xFF));
-    v = _mm256_srli_epi16(_mm256_mullo_epi16(v, _mm256_set1_epi16(3)), 8);
-    /* packus works per 128-bit lane: 64-bit elements 0 and 2 hold the 16 results in order */
-    __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi16(v, v), 0x08);
-    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(p));
-}
-
-/* ---- TQ1_0: qs[48] (5 trits per byte), qh[4] (4 per byte), fp16 d at 52. Elements 0..159: trit
- * e / 32 of qs[e % 32]; 160..239: trit (e - 160) / 16 of qs[32 + e % 16]; 240..255: trit (e - 240) / 4
- * of qh[e % 4]. The last 16 (4 bytes) are done in scalar. ---- */
-AVX2_FN void pc_tq1_0_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
-{
-    static const uint8_t pow3[5] = {1, 3, 9, 27, 81};
-    for (size_t b = 0; b < nblocks; b++) {
-        const uint8_t *blk = src + 54 * b;
-        uint8_t q[256];
-        for (unsigned n = 0; n < 5; n++) {
-            trits16(blk, pow3[n], q + 32 * n);
-            trits16(blk + 16, pow3[n], q + 32 * n + 16);
-            trits16(blk + 32, pow3[n], q + 160 + 16 * n);
-        }
-        for (unsigned n = 0; n < 4; n++)
-            for (unsigned j = 0; j < 4; j++) q[240 + 4 * n + j] = (uint8_t)(((unsigned)(uint8_t)(blk[48 + j] * pow3[n]) * 3u) >> 8);
-        if (codes) memcpy(codes + 256 * b, q, 256);
-        if (!weights) continue;
-        if (half_is_nan(blk + 52)) pc_tq1_0_decode_scalar(blk, 1, NULL, weights + 256 * b);
-        else f32_offset_mul(q, 256, 1, half_f32(blk + 52), weights + 256 * b);
     }
 }
 

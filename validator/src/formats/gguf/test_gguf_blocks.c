@@ -190,6 +190,30 @@ static void property(void)
     free(in);
 }
 
+/* TQ1_0 codes for every byte value in every position (block v: byte (v + i) mod 256 at qs/qh
+ * position i), each kernel set against the oracle: the AVX2 set's trit planes are compares on
+ * biased bytes, so the thresholds 85/86 and 170/171 must come out as ggml's. */
+static void tq1_0_every_byte(void)
+{
+    enum { NB = 256 };
+    uint8_t *src = malloc(NB * 54), *want = malloc(NB * 256), *got = malloc(NB * 256);
+    if (!src || !want || !got) { CHECK(0, "oom"); return; }
+    for (size_t v = 0; v < NB; v++) {
+        for (size_t i = 0; i < 52; i++) src[54 * v + i] = (uint8_t)(v + i);
+        src[54 * v + 52] = 0, src[54 * v + 53] = 0x3c; /* d = 1 */
+    }
+    pc_tq1_0_decode_ref(src, NB, want, NULL);
+    for (size_t s = 0; pc_kernels_available(s); s++) {
+        const char *set = pc_kernels_available(s);
+        CHECK(pc_kernels_select(set) == 0, "select %s", set);
+        memset(got, 0xEE, NB * 256);
+        pc_tq1_0_decode_fast(src, NB, got, NULL);
+        CHECK(!memcmp(got, want, NB * 256), "TQ1_0 (%s): codes of every byte value differ from the oracle", set);
+    }
+    pc_kernels_reset();
+    free(src); free(want); free(got);
+}
+
 /* GQ-001 on ne0 = 48 (not a multiple of 32) and on a byte size that is not the type's. */
 extern const pc_format pc_format_gguf_blocks;
 static void geometry(void)
@@ -266,6 +290,7 @@ int main(void)
     worked();
     worked_lowbit();
     property();
+    tq1_0_every_byte();
     geometry();
     return test_finish();
 }

@@ -7,7 +7,8 @@
  *   2bit_u8  S = 4  u8     shifts 6, 4, 2, 0
  *   1bit_u8  S = 8  u8     shifts 7 .. 0
  *   3bit_32  S = 10 int32  little-endian words, shifts 27, 24, .., 0 (bits 30-31 unused)
- * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 unpacker and dequantisation (avx2.c). */
+ * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 unpacker and dequantisation (avx2.c,
+ * the 3-bit words in avx2_3bit.c). */
 #ifndef PC_HQQ_KERNELS_H
 #define PC_HQQ_KERNELS_H
 
@@ -20,6 +21,7 @@ void pc_hqq_unpack_fast(const uint8_t *src, unsigned b, size_t R, size_t C, uint
 void pc_hqq_unpack_scalar(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
 #ifdef PC_HAVE_X86_KERNELS
 void pc_hqq_unpack_avx2(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
+void pc_hqq_unpack3_avx2(const uint8_t *src, size_t R, size_t C, uint8_t *codes); /* b = 3 (avx2_3bit.c) */
 #endif
 typedef void (*pc_hqq_unpack_fn)(const uint8_t *src, unsigned b, size_t R, size_t C, uint8_t *codes);
 static inline pc_hqq_unpack_fn pc_hqq_unpack(pc_impl impl) { return impl == PC_IMPL_REF ? pc_hqq_unpack_ref : pc_hqq_unpack_fast; }

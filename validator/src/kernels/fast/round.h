@@ -31,10 +31,12 @@ static inline float pc_widen_f16(uint16_t h)
     return pc_float_of(sign | ((e + 112u) << 23) | (mant << 13));
 }
 
-/* RNE to f16 (F. Giesen's float_to_half_fast3_rtne scheme), widened back exactly. */
+/* RNE to f16 (F. Giesen's float_to_half_fast3_rtne scheme), widened back exactly. A NaN is kept
+ * as it is, payload and all, as the oracle keeps it (the AVX2 paths hand NaN groups to this one). */
 static inline float pc_round_f16(float x)
 {
     uint32_t u = pc_bits_of(x), sign = u & 0x80000000u;
+    if ((u & 0x7fffffffu) > 0x7f800000u) return x;
     u ^= sign;
     uint16_t h;
     if (u >= 0x47800000u) { /* >= 65536 (rounds to inf) or inf/NaN */
