@@ -3,6 +3,7 @@
 #ifndef PC_TESTLIB_H
 #define PC_TESTLIB_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,23 @@ static inline int test_finish(void)
 {
     printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail ? 1 : (g_pass ? 0 : 1); /* a test that checked nothing has failed */
+}
+
+/* One step of a seeded xorshift64 stream (random shapes and inputs, reproducible from the seed). */
+static inline uint32_t test_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (uint32_t)(*state >> 16);
+}
+
+/* The bits of a float, to compare results exactly (a NaN's payload and the sign of zero included). */
+static inline uint32_t test_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
 }
 
 /* A fresh scratch folder under $TMPDIR (or /tmp); the caller removes what it writes. */

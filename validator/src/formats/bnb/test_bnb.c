@@ -14,13 +14,7 @@
 #include "testlib.h"
 
 static uint64_t g_rng = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (uint32_t)(g_rng >> 16);
-}
+static uint32_t rnd(void) { return test_xorshift(&g_rng); }
 
 /* Every kernel set this CPU runs against the oracle: odd and even n, every blocksize bitsandbytes
  * takes and odd ones (vector tails inside a block), packed bytes at +ms, codes and outputs at +md,

@@ -13,16 +13,9 @@
 #include "testlib.h"
 
 static uint64_t g_rng = 0x243f6a8885a308d3ull;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (uint32_t)(g_rng >> 16);
-}
+static uint32_t rnd(void) { return test_xorshift(&g_rng); }
 
-static uint32_t u_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static bool same(float a, float b) { return u_of(a) == u_of(b) || (isnan(a) && isnan(b)); }
+static bool same(float a, float b) { return test_f32_bits(a) == test_f32_bits(b) || (isnan(a) && isnan(b)); }
 
 static float random_t(pc_round_t t)
 {
@@ -105,7 +98,7 @@ static void table_rows(void)
             pc_hqq_dequant_ref(q, R, C, 1, z, sc, t, w1);
             pc_hqq_dequant_fast(q, R, C, 1, z, sc, t, w2);
             size_t bad = 0;
-            for (size_t i = 0; i < n; i++) bad += u_of(w1[i]) != u_of(w2[i]);
+            for (size_t i = 0; i < n; i++) bad += test_f32_bits(w1[i]) != test_f32_bits(w2[i]);
             CHECK(bad == 0, "%s: b=%u R=%zu C=%zu T %d: %zu elements differ in their bits", impl, b, R, C, (int)t, bad);
             free(src); free(q); free(z); free(sc); free(w1); free(w2);
         }

@@ -16,16 +16,9 @@
 #include "testlib.h"
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (uint32_t)(g_rng >> 16);
-}
+static uint32_t rnd(void) { return test_xorshift(&g_rng); }
 
 static float f_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static uint32_t u_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 /* A value of T, widened: any bit pattern of T that is finite. */
 static float random_t(pc_mlx_t t)
@@ -37,7 +30,7 @@ static float random_t(pc_mlx_t t)
     }
 }
 
-static bool same(float a, float b) { return u_of(a) == u_of(b) || (isnan(a) && isnan(b)); }
+static bool same(float a, float b) { return test_f32_bits(a) == test_f32_bits(b) || (isnan(a) && isnan(b)); }
 
 /* One random case at the given misalignments: codes at +ms bytes, out at +md floats, both
  * buffers exactly sized (ASan sees a read or write past them). */
@@ -159,8 +152,8 @@ static void edge_groups(void)
             pc_mlx_affine_fast(q, NG, G, G, s, b, t, o2);
             size_t bad = 0;
             for (size_t i = 0; i < (size_t)NG * G; i++) {
-                bool d = u_of(o1[i]) != u_of(o2[i]);
-                if (d && getenv("MLX_DEBUG") && bad < 20) printf("  g %zu q %u s %08x b %08x: %08x vs %08x\n", i / G, q[i], u_of(s[i / G]), u_of(b[i / G]), u_of(o1[i]), u_of(o2[i]));
+                bool d = test_f32_bits(o1[i]) != test_f32_bits(o2[i]);
+                if (d && getenv("MLX_DEBUG") && bad < 20) printf("  g %zu q %u s %08x b %08x: %08x vs %08x\n", i / G, q[i], test_f32_bits(s[i / G]), test_f32_bits(b[i / G]), test_f32_bits(o1[i]), test_f32_bits(o2[i]));
                 bad += d;
             }
             CHECK(bad == 0, "%s T %d: %zu edge-case elements differ", impl, ti, bad);

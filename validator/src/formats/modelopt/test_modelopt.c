@@ -12,13 +12,7 @@
 #include "testlib.h"
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (uint32_t)(g_rng >> 16);
-}
+static uint32_t rnd(void) { return test_xorshift(&g_rng); }
 
 /* N = 4, K = 2: bytes (0, k) hold rows 0 (low) and 1 (high), bytes (1, k) rows 2 and 3. */
 static void hand_packed(void)

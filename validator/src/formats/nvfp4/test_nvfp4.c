@@ -13,13 +13,7 @@
 static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
+static uint32_t rnd(void) { return test_xorshift(&rng_state); }
 
 static void test_table(void)
 {
