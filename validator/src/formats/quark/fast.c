@@ -1,7 +1,11 @@
 /* AMD Quark fast path, portable (AVX2 in avx2.c): MX elements through a 64-entry value table and one power-of-two
  * scale per block of 32; int4 words unpacked a whole row of words at a time, dequantised per group
- * through a 16-entry table of (q - z) * s. The same f32 operations as the oracle, so bit-equal. */
+ * through a 16-entry table of (q - z) * s. The same f32 operations as the oracle, so bit-equal.
+ * Large outputs of the portable path go through the streaming tile driver (kernels/fast/nt.h); the
+ * AVX2 kernels stream by themselves. */
 #include "kernels.h"
+
+#include "kernels/fast/nt.h"
 
 #include <string.h>
 
@@ -28,9 +32,32 @@ void pc_qk_mx_dequant_scalar(const uint8_t *codes, size_t rows, size_t K, pc_qk_
     }
 }
 
+typedef struct mx_job {
+    const uint8_t *codes, *e8m0;
+    size_t K;
+    pc_qk_elem k;
+} mx_job;
+
+/* Rows [r, r + nr), columns [c0, c0 + nc) densely into tile: c0 is a multiple of 32 (the tile
+ * driver's column unit), so the part starts on a block and is itself a row of blocks. */
+static void mx_part(const void *ctx, size_t r, size_t nr, size_t c0, size_t nc, float *tile)
+{
+    const mx_job *j = ctx;
+    size_t S = (j->K + 31) / 32;
+    if (c0 == 0 && nc == j->K) {
+        pc_qk_mx_dequant_scalar(j->codes + r * j->K, nr, j->K, j->k, j->e8m0 + r * S, tile);
+        return;
+    }
+    for (size_t n = r; n < r + nr; n++, tile += nc)
+        pc_qk_mx_dequant_scalar(j->codes + n * j->K + c0, 1, nc, j->k, j->e8m0 + n * S + c0 / 32, tile);
+}
+
 void pc_qk_mx_dequant_fast(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out)
 {
-    PC_PICK(pc_qk_mx_dequant_scalar, pc_qk_mx_dequant_avx2)(codes, rows, K, k, e8m0, out);
+    pc_qk_mx_dequant_fn avx2 = PC_PICK((pc_qk_mx_dequant_fn)NULL, pc_qk_mx_dequant_avx2);
+    if (avx2) { avx2(codes, rows, K, k, e8m0, out); return; }
+    mx_job j = {codes, e8m0, K, k};
+    pc_f32_streamed(rows, K, 32, mx_part, &j, out);
 }
 
 void pc_qk_int4_unpack_fast(const uint8_t *src, size_t K, size_t N, bool reorder, uint8_t *codes)
@@ -53,22 +80,49 @@ void pc_qk_int4_unpack_fast(const uint8_t *src, size_t K, size_t N, bool reorder
     }
 }
 
+/* Columns [c0, c0 + nc) of one row (codes c, groups s and z of that row) into o, run by run: a run
+ * is cut where a group ends, so a part that starts inside a group is handled too. */
+static void int4_row(const uint8_t *c, size_t c0, size_t nc, size_t g, bool is_signed, const float *s, const int8_t *z,
+                     float *o)
+{
+    for (size_t k = c0; k < c0 + nc;) {
+        size_t j = k / g, len = g - k % g;
+        if (len > c0 + nc - k) len = c0 + nc - k;
+        float t[16], zf = (float)z[j];
+        for (int q = 0; q < 16; q++) t[q] = ((float)(is_signed && q >= 8 ? q - 16 : q) - zf) * s[j];
+        for (size_t i = 0; i < len; i++) o[k - c0 + i] = t[c[k + i] & 15u];
+        k += len;
+    }
+}
+
 void pc_qk_int4_dequant_scalar(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                                const int8_t *zero, float *out)
 {
     size_t G = K / g;
-    for (size_t n = 0; n < N; n++)
-        for (size_t j = 0; j < G; j++) {
-            float s = scale[n * G + j], z = (float)zero[n * G + j], t[16];
-            for (int q = 0; q < 16; q++) t[q] = ((float)(is_signed && q >= 8 ? q - 16 : q) - z) * s;
-            const uint8_t *c = codes + n * K + j * g;
-            float *o = out + n * K + j * g;
-            for (size_t i = 0; i < g; i++) o[i] = t[c[i] & 15u];
-        }
+    for (size_t n = 0; n < N; n++) int4_row(codes + n * K, 0, K, g, is_signed, scale + n * G, zero + n * G, out + n * K);
+}
+
+typedef struct int4_job {
+    const uint8_t *codes;
+    size_t K, g;
+    bool is_signed;
+    const float *scale;
+    const int8_t *zero;
+} int4_job;
+
+static void int4_part(const void *ctx, size_t r, size_t nr, size_t c0, size_t nc, float *tile)
+{
+    const int4_job *j = ctx;
+    size_t G = j->K / j->g;
+    for (size_t n = r; n < r + nr; n++, tile += nc)
+        int4_row(j->codes + n * j->K, c0, nc, j->g, j->is_signed, j->scale + n * G, j->zero + n * G, tile);
 }
 
 void pc_qk_int4_dequant_fast(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                              const int8_t *zero, float *out)
 {
-    pc_qk_int4_dequant_scalar(codes, N, K, g, is_signed, scale, zero, out); /* an AVX2 table lookup measured slower */
+    pc_qk_int4_dequant_fn avx2 = PC_PICK((pc_qk_int4_dequant_fn)NULL, pc_qk_int4_dequant_avx2);
+    if (avx2) { avx2(codes, N, K, g, is_signed, scale, zero, out); return; }
+    int4_job j = {codes, K, g, is_signed, scale, zero};
+    pc_f32_streamed(N, K, g, int4_part, &j, out);
 }

@@ -18,7 +18,7 @@
  * Quark's dequantisation (dequantize_int_per_group_affine): (f32(q) - f32(z)) * f32(s), q and z
  * sign-extended, in f32.
  *
- * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 MX dequantisation (avx2.c). */
+ * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 MX and int4 dequantisation (avx2.c). */
 #ifndef PC_QUARK_KERNELS_H
 #define PC_QUARK_KERNELS_H
 
@@ -49,13 +49,18 @@ typedef void (*pc_qk_int4_unpack_fn)(const uint8_t *src, size_t K, size_t N, boo
 static inline pc_qk_int4_unpack_fn pc_qk_int4_unpack(pc_impl impl) { return impl == PC_IMPL_REF ? pc_qk_int4_unpack_ref : pc_qk_int4_unpack_fast; }
 
 /* out[n*K + k] = (f32(q) - f32(zero[n*G + k/g])) * scale[n*G + k/g], q the sign-extended nibble
- * codes[n*K + k] (raw nibble when !is_signed), G = K/g. */
+ * codes[n*K + k] (raw nibble when !is_signed), G = K/g; K is a multiple of g. The fast paths read
+ * only the low nibble of each code byte (the unpacker writes nothing else). */
 void pc_qk_int4_dequant_ref(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                             const int8_t *zero, float *out);
 void pc_qk_int4_dequant_fast(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                              const int8_t *zero, float *out);
 void pc_qk_int4_dequant_scalar(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                                const int8_t *zero, float *out);
+#ifdef PC_HAVE_X86_KERNELS
+void pc_qk_int4_dequant_avx2(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
+                             const int8_t *zero, float *out);
+#endif
 typedef void (*pc_qk_int4_dequant_fn)(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed,
                                       const float *scale, const int8_t *zero, float *out);
 static inline pc_qk_int4_dequant_fn pc_qk_int4_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_qk_int4_dequant_ref : pc_qk_int4_dequant_fast; }
