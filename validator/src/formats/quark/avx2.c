@@ -9,8 +9,8 @@
  * zeros. Then one multiply by the block's E8M0 power of two: the oracle's single rounding, done by
  * the same IEEE operation, so subnormal, infinite and NaN results are the oracle's too.
  *
- * int4: (f32(q) - f32(z)) * s with q the sign-extended nibble; |q|, |z| <= 128, so the difference
- * is exact and equals f32(q - z), computed as an integer subtraction and one conversion. */
+ * int4: (f32(q) - f32(z)) * s with q the sign-extended nibble; the difference is exact, formed
+ * in f32 from 2^23-offset operands (int4_8). */
 #include "kernels.h"
 
 #ifdef PC_HAVE_X86_KERNELS
@@ -118,30 +118,35 @@ AVX2_FN void pc_qk_mx_dequant_avx2(const uint8_t *codes, size_t rows, size_t K, 
 
 /* ---- int4 per-group affine ---- */
 
-/* Eight weights: q widened, sign-extended from bit 3 (signed) or masked to the nibble. */
-static inline __attribute__((always_inline)) AVX2_FN __m256 int4_8(const uint8_t *q, __m256i z, __m256 s, bool is_signed)
+/* Eight weights. The nibble u goes into the mantissa of 2^23 (u XOR-ed with 8 first when signed, so
+ * the float is 2^23 + 8 + q), and the group's 2^23 [+ 8] + z is subtracted: both operands are
+ * integers below 2^24, their difference is q - z exactly (Sterbenz), the value f32(q) - f32(z)
+ * of the oracle, with no int-to-float conversion. Then the one rounding: times s. */
+static inline __attribute__((always_inline)) AVX2_FN __m256 int4_8(const uint8_t *q, __m256i magic, __m256 zb, __m256 s)
 {
     __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)q));
-    v = is_signed ? _mm256_srai_epi32(_mm256_slli_epi32(v, 28), 28) : _mm256_and_si256(v, _mm256_set1_epi32(15));
-    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(v, z)), s);
+    v = _mm256_xor_si256(_mm256_and_si256(v, _mm256_set1_epi32(15)), magic);
+    return _mm256_mul_ps(_mm256_sub_ps(_mm256_castsi256_ps(v), zb), s);
 }
 
 static inline __attribute__((always_inline)) AVX2_FN void int4_all(const uint8_t *codes, size_t groups, size_t g, bool is_signed,
                                                                    const float *scale, const int8_t *zero, float *out, bool nt)
 {
+    const __m256i magic = _mm256_set1_epi32(is_signed ? 0x4B000008 : 0x4B000000); /* 2^23 (+ 8) */
+    const float off = is_signed ? 0x1p23f + 8.0f : 0x1p23f;
     for (size_t j = 0; j < groups; j++) {
         const uint8_t *q = codes + j * g;
         float *o = out + j * g;
-        __m256i z = _mm256_set1_epi32(zero[j]);
+        __m256 zb = _mm256_set1_ps(off + (float)zero[j]); /* exact: an integer below 2^24 */
         __m256 s = _mm256_set1_ps(scale[j]);
         size_t i = 0;
         for (; i + 32 <= g; i += 32) {
-            store_f32(o + i, int4_8(q + i, z, s, is_signed), nt);
-            store_f32(o + i + 8, int4_8(q + i + 8, z, s, is_signed), nt);
-            store_f32(o + i + 16, int4_8(q + i + 16, z, s, is_signed), nt);
-            store_f32(o + i + 24, int4_8(q + i + 24, z, s, is_signed), nt);
+            store_f32(o + i, int4_8(q + i, magic, zb, s), nt);
+            store_f32(o + i + 8, int4_8(q + i + 8, magic, zb, s), nt);
+            store_f32(o + i + 16, int4_8(q + i + 16, magic, zb, s), nt);
+            store_f32(o + i + 24, int4_8(q + i + 24, magic, zb, s), nt);
         }
-        for (; i + 8 <= g; i += 8) store_f32(o + i, int4_8(q + i, z, s, is_signed), nt);
+        for (; i + 8 <= g; i += 8) store_f32(o + i, int4_8(q + i, magic, zb, s), nt);
         for (; i < g; i++) { /* a group that is not whole vectors: the oracle's expression */
             int v = q[i] & 15;
             if (is_signed && v >= 8) v -= 16;
