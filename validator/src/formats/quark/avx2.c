@@ -17,18 +17,24 @@
 
 #include "kernels/fast/avx2_inline.h"
 
+#include <pthread.h>
 #include <string.h>
 
-/* The bytes 2 and 3 of the f32 value of codes base..base+15 of kind k (code bits above the kind's
- * width ignored, as the oracle's field extraction ignores them). */
-static void value_bytes(pc_qk_elem k, unsigned base, uint8_t lo[16], uint8_t hi[16])
+/* Bytes 2 and 3 of the f32 value of every code 0..31 of each kind (E2M1: 0..15, sign included),
+ * built once from the oracle's values. */
+static uint8_t g_lo[3][32], g_hi[3][32];
+static pthread_once_t g_bytes_once = PTHREAD_ONCE_INIT;
+static void bytes_build(void)
 {
-    for (unsigned c = 0; c < 16; c++) {
-        float f = pc_qk_elem_value_ref(k, (uint8_t)(base + c));
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        lo[c] = (uint8_t)(u >> 16);
-        hi[c] = (uint8_t)(u >> 24);
+    static const pc_qk_elem k_kinds[3] = {PC_QK_FP4, PC_QK_E2M3, PC_QK_E3M2};
+    for (unsigned i = 0; i < 3; i++) {
+        const float *v = pc_qk_value_table(k_kinds[i]);
+        for (unsigned c = 0; c < 32; c++) {
+            uint32_t u;
+            memcpy(&u, &v[c], 4);
+            g_lo[i][c] = (uint8_t)(u >> 16);
+            g_hi[i][c] = (uint8_t)(u >> 24);
+        }
     }
 }
 
@@ -105,10 +111,9 @@ MX_VARIANT(mx_fp4_nt, true, true)
 
 AVX2_FN void pc_qk_mx_dequant_avx2(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out)
 {
-    uint8_t lo[2][16], hi[2][16];
-    value_bytes(k, 0, lo[0], hi[0]);
-    value_bytes(k, 16, lo[1], hi[1]);
-    mx_tables t = {table16(lo[0]), table16(hi[0]), table16(lo[1]), table16(hi[1])};
+    pthread_once(&g_bytes_once, bytes_build);
+    unsigned ki = k == PC_QK_FP4 ? 0 : k == PC_QK_E2M3 ? 1 : 2;
+    mx_tables t = {table16(g_lo[ki]), table16(g_hi[ki]), table16(g_lo[ki] + 16), table16(g_hi[ki] + 16)};
     bool fp4 = k == PC_QK_FP4;
     /* rows * K floats is the caller's output buffer, so the byte count cannot overflow */
     bool nt = K % 8 == 0 && pc_nt_wanted(out, rows * K * sizeof(float));

@@ -7,18 +7,29 @@
 
 #include "kernels/fast/nt.h"
 
+#include <pthread.h>
 #include <string.h>
 
-static void value_table(pc_qk_elem k, float t[64])
+/* The value of every code of each kind, built once: per call it cost as much as decoding 16 KiB. */
+static float g_values[3][64];
+static pthread_once_t g_values_once = PTHREAD_ONCE_INIT;
+static unsigned kind_index(pc_qk_elem k) { return k == PC_QK_FP4 ? 0 : k == PC_QK_E2M3 ? 1 : 2; }
+static void values_build(void)
 {
-    unsigned n = 1u << pc_qk_elem_bits(k);
-    for (unsigned c = 0; c < n; c++) t[c] = pc_qk_elem_value_ref(k, (uint8_t)c);
+    static const pc_qk_elem k_kinds[3] = {PC_QK_FP4, PC_QK_E2M3, PC_QK_E3M2};
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned c = 0; c < 64; c++) g_values[i][c] = pc_qk_elem_value_ref(k_kinds[i], (uint8_t)c);
+}
+
+const float *pc_qk_value_table(pc_qk_elem k)
+{
+    pthread_once(&g_values_once, values_build);
+    return g_values[kind_index(k)];
 }
 
 void pc_qk_mx_dequant_scalar(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out)
 {
-    float t[64];
-    value_table(k, t);
+    const float *t = pc_qk_value_table(k);
     size_t S = (K + 31) / 32;
     unsigned mask = (1u << pc_qk_elem_bits(k)) - 1;
     for (size_t r = 0; r < rows; r++) {

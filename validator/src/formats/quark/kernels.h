@@ -32,6 +32,9 @@ static inline unsigned pc_qk_elem_bits(pc_qk_elem k) { return k == PC_QK_FP4 ? 4
 /* The f32 value of one MX element code of kind k (oracle: the fields decoded literally). */
 float pc_qk_elem_value_ref(pc_qk_elem k, uint8_t code);
 
+/* The 64 values of kind k's codes 0..63 (the oracle's, built once; E2M1 codes 16..63 as c & 15). */
+const float *pc_qk_value_table(pc_qk_elem k);
+
 /* out[r*K + c] = value(codes[r*K + c]) * 2^(e8m0[r*S + c/32] - 127), S = ceil(K/32). */
 void pc_qk_mx_dequant_ref(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
 void pc_qk_mx_dequant_fast(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
