@@ -134,30 +134,44 @@ static inline __attribute__((always_inline)) AVX2_FN __m256 int4_8(const uint8_t
     return _mm256_mul_ps(_mm256_sub_ps(_mm256_castsi256_ps(v), zb), s);
 }
 
+/* One group of g codes: whole vectors, then the oracle's expression for a remainder. */
+static inline __attribute__((always_inline)) AVX2_FN void int4_group(const uint8_t *q, size_t g, bool is_signed, __m256i magic,
+                                                                     __m256 zb, __m256 s, float sf, int8_t z, float *o, bool nt)
+{
+    size_t i = 0;
+    for (; i + 32 <= g; i += 32) {
+        store_f32(o + i, int4_8(q + i, magic, zb, s), nt);
+        store_f32(o + i + 8, int4_8(q + i + 8, magic, zb, s), nt);
+        store_f32(o + i + 16, int4_8(q + i + 16, magic, zb, s), nt);
+        store_f32(o + i + 24, int4_8(q + i + 24, magic, zb, s), nt);
+    }
+    for (; i + 8 <= g; i += 8) store_f32(o + i, int4_8(q + i, magic, zb, s), nt);
+    for (; i < g; i++) {
+        int v = q[i] & 15;
+        if (is_signed && v >= 8) v -= 16;
+        o[i] = ((float)v - (float)z) * sf;
+    }
+}
+
+/* The groups eight at a time: their 2^23 [+ 8] + z as f32 in one conversion, then each group's
+ * pair broadcast from memory (the per-group scalar conversion cost as much as a vector of output). */
 static inline __attribute__((always_inline)) AVX2_FN void int4_all(const uint8_t *codes, size_t groups, size_t g, bool is_signed,
                                                                    const float *scale, const int8_t *zero, float *out, bool nt)
 {
     const __m256i magic = _mm256_set1_epi32(is_signed ? 0x4B000008 : 0x4B000000); /* 2^23 (+ 8) */
     const float off = is_signed ? 0x1p23f + 8.0f : 0x1p23f;
-    for (size_t j = 0; j < groups; j++) {
-        const uint8_t *q = codes + j * g;
-        float *o = out + j * g;
-        __m256 zb = _mm256_set1_ps(off + (float)zero[j]); /* exact: an integer below 2^24 */
-        __m256 s = _mm256_set1_ps(scale[j]);
-        size_t i = 0;
-        for (; i + 32 <= g; i += 32) {
-            store_f32(o + i, int4_8(q + i, magic, zb, s), nt);
-            store_f32(o + i + 8, int4_8(q + i + 8, magic, zb, s), nt);
-            store_f32(o + i + 16, int4_8(q + i + 16, magic, zb, s), nt);
-            store_f32(o + i + 24, int4_8(q + i + 24, magic, zb, s), nt);
-        }
-        for (; i + 8 <= g; i += 8) store_f32(o + i, int4_8(q + i, magic, zb, s), nt);
-        for (; i < g; i++) { /* a group that is not whole vectors: the oracle's expression */
-            int v = q[i] & 15;
-            if (is_signed && v >= 8) v -= 16;
-            o[i] = ((float)v - (float)zero[j]) * scale[j];
-        }
+    _Alignas(32) float zb8[8];
+    size_t j = 0;
+    for (; j + 8 <= groups; j += 8) {
+        __m256i z8 = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(zero + j)));
+        _mm256_store_ps(zb8, _mm256_add_ps(_mm256_cvtepi32_ps(z8), _mm256_set1_ps(off))); /* exact: integers below 2^24 */
+        for (size_t t = 0; t < 8; t++)
+            int4_group(codes + (j + t) * g, g, is_signed, magic, _mm256_broadcast_ss(zb8 + t), _mm256_broadcast_ss(scale + j + t),
+                       scale[j + t], zero[j + t], out + (j + t) * g, nt);
     }
+    for (; j < groups; j++)
+        int4_group(codes + j * g, g, is_signed, magic, _mm256_set1_ps(off + (float)zero[j]), _mm256_broadcast_ss(scale + j), scale[j],
+                   zero[j], out + j * g, nt);
     if (nt) _mm_sfence();
 }
 
