@@ -1,5 +1,5 @@
 /* Streamed f32 outputs (kernels/fast/nt.h): every f32 kernel whose output is large enough to stream
- * (every GGUF block type, FP8, INT8, bitsandbytes int8 and NF4, NVFP4, MLX affine, HQQ) gives the oracle's
+ * (every GGUF block type, FP8, INT8, bitsandbytes int8 and NF4, NVFP4, MLX affine, HQQ, Quark MX and int4) gives the oracle's
  * bits under each kernel set, with the output page-aligned (streams), 32-byte aligned inside a page
  * (streams), and 4 bytes off (does not), on shapes that cut rows into column chunks (a row longer
  * than the tile, scale blocks longer than the tile), with every input ending at a PROT_NONE page
@@ -9,6 +9,7 @@
 #include "formats/gguf/kernels.h"
 #include "formats/hqq/kernels.h"
 #include "formats/mlx/kernels.h"
+#include "formats/quark/kernels.h"
 #include "kernels/fast/nt.h"
 #include "kernels/kernels.h"
 #include "kernels/simd.h"
@@ -293,6 +294,66 @@ static void check_hqq_unpack3(void)
     }
 }
 
+/* ---- AMD Quark MX (E2M1, E2M3, E3M2 x E8M0) and int4 per-group affine ---- */
+typedef struct qk_case { size_t rows, K, g; } qk_case; /* g: the int4 group (MX blocks are 32) */
+static const qk_case k_qk[] = {
+    {300, 1000, 40},  /* whole rows per tile; MX rows end in a partial block */
+    {70, 4160, 64},   /* a row is longer than the tile: chunks of whole blocks / groups */
+    {60, 6000, 6000}, /* an int4 group longer than the tile: chunks inside a group */
+    {129, 2044, 28},  /* K and g not multiples of 8: AVX2 keeps plain stores, the tile driver streams */
+};
+typedef struct qk_job { const qk_case *c; int kind; const uint8_t *e8m0; const float *s; const int8_t *z; } qk_job;
+static const pc_qk_elem k_qk_elem[3] = {PC_QK_FP4, PC_QK_E2M3, PC_QK_E3M2};
+static void qk_run(const void *ctx, const uint8_t *in, float *out)
+{
+    const qk_job *j = ctx;
+    if (j->kind < 3) pc_qk_mx_dequant_fast(in, j->c->rows, j->c->K, k_qk_elem[j->kind], j->e8m0, out);
+    else pc_qk_int4_dequant_fast(in, j->c->rows, j->c->K, j->c->g, j->kind == 3, j->s, j->z, out);
+}
+
+static void check_quark(void)
+{
+    static const char *k_name[5] = {"quark mxfp4", "quark mxfp6 e2m3", "quark mxfp6 e3m2", "quark int4", "quark uint4"};
+    for (size_t ci = 0; ci < sizeof k_qk / sizeof *k_qk; ci++) {
+        const qk_case *c = &k_qk[ci];
+        size_t n = c->rows * c->K, nb = c->rows * ((c->K + 31) / 32), ng = n / c->g;
+        uint8_t *in = malloc(n), *e = malloc(nb);
+        float *s = malloc(ng * sizeof(float)), *want = malloc(n * sizeof(float));
+        int8_t *z = malloc(ng);
+        if (!in || !e || !s || !want || !z) exit(2);
+        fill(in, n);
+        fill(e, nb); /* every E8M0 byte: 255 (inf scale) and 0 (a subnormal one) included */
+        for (size_t g = 0; g < ng; g++) { s[g] = 0.001f * (float)(1 + rnd() % 1000); z[g] = (int8_t)rnd(); }
+        for (int kind = 0; kind < 5; kind++) {
+            if (kind < 3) pc_qk_mx_dequant_ref(in, c->rows, c->K, k_qk_elem[kind], e, want);
+            else {
+                for (size_t i = 0; i < n; i++) in[i] &= 15; /* int4 codes as the unpacker gives them */
+                pc_qk_int4_dequant_ref(in, c->rows, c->K, c->g, kind == 3, s, z, want);
+            }
+            qk_job j = {c, kind, e, s, z};
+            char what[80];
+            snprintf(what, sizeof what, "%s %zux%zu g %zu", k_name[kind], c->rows, c->K, c->g);
+            for (size_t i = 0; pc_kernels_available(i); i++) {
+                pc_kernels_select(pc_kernels_available(i));
+                bool whole = kind < 3 ? c->K % 8 == 0 : c->g % 8 == 0; /* AVX2 streams only whole aligned vectors */
+                if (whole || strcmp(pc_kernels_name(), "avx2")) {
+                    check_placements(what, qk_run, &j, guarded(in, n), want, n);
+                    continue;
+                }
+                float *out = malloc(n * sizeof(float));
+                if (!out) exit(2);
+                size_t before = pc_nt_taken();
+                qk_run(&j, guarded(in, n), out);
+                CHECK(pc_nt_taken() == before && !memcmp(out, want, n * sizeof(float)), "%s [%s]: fast differs from the oracle or streamed",
+                      what, pc_kernels_name());
+                free(out);
+            }
+            pc_kernels_reset();
+        }
+        free(in); free(e); free(s); free(want); free(z);
+    }
+}
+
 /* A result whose pages were never touched (just mapped) takes plain stores, the same bits. */
 static void check_fresh(void)
 {
@@ -327,6 +388,7 @@ int main(void)
     check_own();
     check_hqq();
     check_hqq_unpack3();
+    check_quark();
     check_fresh();
     return test_finish();
 }

@@ -18,7 +18,7 @@
  * Quark's dequantisation (dequantize_int_per_group_affine): (f32(q) - f32(z)) * f32(s), q and z
  * sign-extended, in f32.
  *
- * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 MX dequantisation (avx2.c). */
+ * Literal oracle (oracle.c), portable fast path (fast.c), AVX2 MX and int4 dequantisation (avx2.c). */
 #ifndef PC_QUARK_KERNELS_H
 #define PC_QUARK_KERNELS_H
 
@@ -31,6 +31,9 @@ static inline unsigned pc_qk_elem_bits(pc_qk_elem k) { return k == PC_QK_FP4 ? 4
 
 /* The f32 value of one MX element code of kind k (oracle: the fields decoded literally). */
 float pc_qk_elem_value_ref(pc_qk_elem k, uint8_t code);
+
+/* The 64 values of kind k's codes 0..63 (the oracle's, built once; E2M1 codes 16..63 as c & 15). */
+const float *pc_qk_value_table(pc_qk_elem k);
 
 /* out[r*K + c] = value(codes[r*K + c]) * 2^(e8m0[r*S + c/32] - 127), S = ceil(K/32). */
 void pc_qk_mx_dequant_ref(const uint8_t *codes, size_t rows, size_t K, pc_qk_elem k, const uint8_t *e8m0, float *out);
@@ -49,13 +52,18 @@ typedef void (*pc_qk_int4_unpack_fn)(const uint8_t *src, size_t K, size_t N, boo
 static inline pc_qk_int4_unpack_fn pc_qk_int4_unpack(pc_impl impl) { return impl == PC_IMPL_REF ? pc_qk_int4_unpack_ref : pc_qk_int4_unpack_fast; }
 
 /* out[n*K + k] = (f32(q) - f32(zero[n*G + k/g])) * scale[n*G + k/g], q the sign-extended nibble
- * codes[n*K + k] (raw nibble when !is_signed), G = K/g. */
+ * codes[n*K + k] (raw nibble when !is_signed), G = K/g; K is a multiple of g. The fast paths read
+ * only the low nibble of each code byte (the unpacker writes nothing else). */
 void pc_qk_int4_dequant_ref(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                             const int8_t *zero, float *out);
 void pc_qk_int4_dequant_fast(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                              const int8_t *zero, float *out);
 void pc_qk_int4_dequant_scalar(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
                                const int8_t *zero, float *out);
+#ifdef PC_HAVE_X86_KERNELS
+void pc_qk_int4_dequant_avx2(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed, const float *scale,
+                             const int8_t *zero, float *out);
+#endif
 typedef void (*pc_qk_int4_dequant_fn)(const uint8_t *codes, size_t N, size_t K, size_t g, bool is_signed,
                                       const float *scale, const int8_t *zero, float *out);
 static inline pc_qk_int4_dequant_fn pc_qk_int4_dequant(pc_impl impl) { return impl == PC_IMPL_REF ? pc_qk_int4_dequant_ref : pc_qk_int4_dequant_fast; }
