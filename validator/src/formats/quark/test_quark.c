@@ -19,15 +19,8 @@
 #include "testlib.h"
 
 static uint64_t g_rng = 0x13198a2e03707344ull;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (uint32_t)(g_rng >> 16);
-}
+static uint32_t rnd(void) { return test_xorshift(&g_rng); }
 
-static uint32_t u_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 /* A copy of in[0..n) that ends exactly at a PROT_NONE page. */
 #define GUARD_SPAN ((size_t)1 << 20)
@@ -42,7 +35,7 @@ static void *guarded(const void *in, size_t n)
 static size_t differ(const float *a, const float *b, size_t n)
 {
     size_t bad = 0;
-    for (size_t i = 0; i < n; i++) bad += u_of(a[i]) != u_of(b[i]);
+    for (size_t i = 0; i < n; i++) bad += test_f32_bits(a[i]) != test_f32_bits(b[i]);
     return bad;
 }
 
@@ -52,7 +45,7 @@ static void grids(void)
     CHECK(pc_qk_elem_value_ref(PC_QK_FP4, 0x7) == 6.0f && pc_qk_elem_value_ref(PC_QK_FP4, 0x1) == 0.5f, "E2M1 max 6, min 0.5");
     CHECK(pc_qk_elem_value_ref(PC_QK_E2M3, 0x1F) == 7.5f && pc_qk_elem_value_ref(PC_QK_E2M3, 0x01) == 0.125f, "E2M3 max 7.5, min 0.125");
     CHECK(pc_qk_elem_value_ref(PC_QK_E3M2, 0x1F) == 28.0f && pc_qk_elem_value_ref(PC_QK_E3M2, 0x01) == 0.0625f, "E3M2 max 28, min 0.0625");
-    CHECK(pc_qk_elem_value_ref(PC_QK_E2M3, 0x28) == -1.0f && u_of(pc_qk_elem_value_ref(PC_QK_E3M2, 0x20)) == 0x80000000u, "sign bit 5: -1, -0");
+    CHECK(pc_qk_elem_value_ref(PC_QK_E2M3, 0x28) == -1.0f && test_f32_bits(pc_qk_elem_value_ref(PC_QK_E3M2, 0x20)) == 0x80000000u, "sign bit 5: -1, -0");
 }
 
 /* One word 0x76543210 of a [1, 8] weight: order puts nibble i at element i, reorder at 0,2,4,6,1,3,5,7. */
@@ -83,7 +76,7 @@ static void check_mx(pc_qk_elem k, const uint8_t *c, size_t rows, size_t K, cons
         pc_qk_mx_dequant_fast(guarded(c, n), rows, K, k, e, b);
         CHECK(differ(a, b, n) == 0, "mx %s kind %d rows %zu K %zu [%s]: %zu elements differ", what, (int)k, rows, K,
               pc_kernels_name(), differ(a, b, n));
-        CHECK(u_of(b[n]) == 0xA5A5A5A5u, "mx %s kind %d [%s]: wrote past the output", what, (int)k, pc_kernels_name());
+        CHECK(test_f32_bits(b[n]) == 0xA5A5A5A5u, "mx %s kind %d [%s]: wrote past the output", what, (int)k, pc_kernels_name());
     }
     pc_kernels_reset();
     free(a); free(b);
@@ -131,7 +124,7 @@ static void check_int4(size_t N, size_t K, size_t g, bool is_signed, const uint8
         pc_qk_int4_dequant_fast(guarded(c, n), N, K, g, is_signed, s, z, b);
         CHECK(differ(a, b, n) == 0, "int4 %s N %zu K %zu g %zu signed %d [%s]: %zu elements differ", what, N, K, g, is_signed,
               pc_kernels_name(), differ(a, b, n));
-        CHECK(u_of(b[n]) == 0xA5A5A5A5u, "int4 %s [%s]: wrote past the output", what, pc_kernels_name());
+        CHECK(test_f32_bits(b[n]) == 0xA5A5A5A5u, "int4 %s [%s]: wrote past the output", what, pc_kernels_name());
     }
     pc_kernels_reset();
     free(a); free(b);
