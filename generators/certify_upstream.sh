@@ -94,11 +94,15 @@ v=$(version "$VENVS/ct" gguf); py gguf-$v "gguf $v (gguf-py)" "$v" GGUF,Q40 deco
 # diffusers' GGUF loader: its f32 path, and the f16 path it loads models with (block scales and products
 # in float16) as a second row at precision f16. Declared scope: the block types its torch ports implement
 # (diffusers.quantizers.gguf.utils.SUPPORTED_GGUF_QUANT_TYPES); cases of other types are unsupported.
+# Case timeout 900 s: a case reaching torch's import takes 20-60 s alone on the shared 2-core machine and
+# far past 180 s at load 30+; a timeout from machine load is not a reader result. gguf/array-count-2-63
+# (gguf-py's GGUFReader looping on a 2^63 count, reports/findings/gguf-0.19.0-1.md) ends in MemoryError at
+# certify's 8 GiB limit: 79 s idle, 870-899 s at load 25 (a pass by exhaustion); past load ~25 it times out.
 DIFFUSERS_SCOPE="--format gguf --layout q4_0,q4_1,q5_0,q5_1,q8_0,q2_k,q3_k,q4_k,q5_k,q6_k,iq4_nl,iq4_xs"
 v=$(version "$VENVS/diffusers" diffusers)
 [ -n "$v" ] && for p in f32 f16; do
     row=diffusers-$v; [ "$p" = f16 ] && row=$row-f16
-    certify "$row" "diffusers $v (GGUF, $p path)" "$v" Python GGUF,GQ,Q40 decode 180 \
+    certify "$row" "diffusers $v (GGUF, $p path)" "$v" Python GGUF,GQ,Q40 decode 900 \
         "env PC_READER_ENV=$p $VENVS/diffusers/bin/python generators/readers/diffusers_gguf_reader.py {input} {output}" \
         helper exact "$DIFFUSERS_SCOPE"
 done

@@ -11,6 +11,8 @@ Every quantized parameter is dequantized with diffusers' torch ports of ggml's d
   f16  `dequantize_gguf_tensor(param)`, what GGUFLinear.forward calls as diffusers loads a model: the
        port runs with dtype=None, so the f16 block scales stay float16 and every product and sum is
        rounded in float16 (M.weight F16; certify compares it with the logical view rounded once to f16).
+       IQ4_NL/IQ4_XS multiply by a float32 value table and come back float32; forward_native's cast to
+       the compute dtype (float16 here) is applied to them.
 
 diffusers offers no code-level unpack, so this reader writes weights only. M is the tensor name without
 a trailing ".weight"; a tensor's shape is ggml's ne reversed ([out, in]; a 1-D tensor is one row).
@@ -42,7 +44,9 @@ def dequantize(param, path):
     import torch
     from diffusers.quantizers.gguf import utils
     if path == "f16":
-        return utils.dequantize_gguf_tensor(param)
+        # IQ4_NL/IQ4_XS look their values up in a float32 table, so the port hands back float32 there;
+        # GGUFLinear.forward_native then casts the weight to its compute_dtype (float16 on this path).
+        return utils.dequantize_gguf_tensor(param).to(torch.float16)
     block_size, type_size = utils.GGML_QUANT_SIZES[param.quant_type]
     raw = param.as_tensor().view(torch.uint8)
     blocks = raw.reshape((raw.numel() // type_size, type_size))
