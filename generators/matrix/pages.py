@@ -30,7 +30,8 @@ def findings_by_case(slug):
         if not re.match(re.escape(slug) + r"-[0-9][0-9.]*-[0-9]+\.md$", f):
             continue
         with open(os.path.join(d, f)) as fh:
-            for case in re.findall(r"\b([a-z0-9]+/[a-z0-9][a-z0-9_.-]*[a-z0-9])\b", fh.read()):
+            # a case named as its folder (`fixtures/ct/legacy-b3-k12-no-version/`) counts too
+            for case in re.findall(r"\b(?:fixtures/)?([a-z0-9]+/[a-z0-9][a-z0-9_.-]*[a-z0-9])\b", fh.read()):
                 out.setdefault(case, "reports/findings/" + f)
     return out
 
