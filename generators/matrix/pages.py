@@ -277,7 +277,7 @@ def text(idx):
         for r in e["runs"]:
             cells = " ".join(f'{f}:{r["families"][f][0]}/{r["families"][f][1]}' if f in r["families"] else f"{f}:-" for f in fams)
             part = f'  (partial: {r["cases_run"]} cases)' if r["partial"] else ""
-            out.append(f'  {r["version"]:>9} [{r["environment"]}]  {r["passed"]}/{r["exercised"]}  {cells}{part}')
+            out.append(f'  {r["version"]:>9} [{r["environment"]}] corpus {r["corpus_digest"][:8]}  {r["passed"]}/{r["exercised"]}  {cells}{part}')
         for x in e["regressions"]:
             out.append(f'  regression {x["case"]} [{x["environment"]}]: last good {x["last_good"]}, first bad {x["first_bad"]}'
                        f'{"" if x["bisected"] else " (not bisected)"} -> {x["to"]}' + (f' ({x["diagnosis"]})' if x.get("diagnosis") else "")
