@@ -95,6 +95,22 @@ def task_for(reader, version, env, cases, args, digest):
     return (reader, version, env, cases, paths)
 
 
+def environment_failed(rec, cert):
+    """A run in which every case died on the same import error is the venv's failure, not the
+    reader's: it is recorded marked (history.is_result is false: no page counts it, the next run
+    repeats its key), its certify report is set aside so a rerun does not record it again from the
+    kept copy, and the run counts as failed. True when it was one."""
+    if not rec.get("environment_failure"):
+        return False
+    history.append(rec)
+    if cert and os.path.exists(cert):
+        os.replace(cert, cert + ".environment-failure")
+    print(f"matrix: {rec['reader']} {rec['version']} [{rec['environment']}]: ENVIRONMENT FAILURE, not a reader "
+          f"result: every case failed with {rec['environment_failure']!r} (reinstall: generators/matrix.py install)",
+          file=sys.stderr)
+    return True
+
+
 def execute(tasks, args):
     """Run the tasks, append each record as it lands (resumable), say what failed. A task whose full
     certify report is already kept (a run interrupted after certify finished) is recorded from it."""
@@ -102,13 +118,20 @@ def execute(tasks, args):
     kept = [t for t in tasks if os.path.exists(t[4]["cert"])]
     for reader, version, env, cases, paths in kept:
         rec = history.record_from_certificate(paths["cert"], reader, version, env, cases, ROOT)
+        if environment_failed(rec, paths["cert"]):
+            failed += 1
+            continue
         history.append(rec)
         print(f"matrix: {rec['reader']} {rec['version']} [{rec['environment']}]: recorded from the kept report")
     tasks = [t for t in tasks if t not in kept]
+    certs = {(t[0]["slug"], t[1], t[2], history.cases_key(t[3])): t[4]["cert"] for t in tasks}
     for rec in run_tasks(tasks, args.jobs, args.address):
         if "error" in rec:
             failed += 1
             print("matrix: " + rec["error"], file=sys.stderr)
+            continue
+        if environment_failed(rec, certs.get((rec["slug"], rec["version"], rec["environment"], rec["cases_key"]))):
+            failed += 1
             continue
         history.append(rec)
         print(f"matrix: {rec['reader']} {rec['version']} [{rec['environment']}]"

@@ -1,7 +1,13 @@
 """The append-only history (reports/matrix/history.jsonl): one JSON line per certify run, keyed by
 reader, version, environment, corpus digest, packcheck version and adapter digest. A line is never
 rewritten; a rerun of the same key (a new adapter, a new corpus) appends a new line and the newest
-line of a key wins. Partial lines (bisection) hold only the cases they ran."""
+line of a key wins. Partial lines (bisection) hold only the cases they ran.
+
+A line with "environment_failure" (the import error every case died with) is a broken venv, not a
+reader result: the runner marks it so when it records one, the pages list it apart and count nothing
+from it, and its key stays unanswered (the next run repeats it). Two lines recorded before the runner
+knew this (compressed-tensors 0.17.1 and 0.18.0, no loguru in the venv) carry the marker added by hand:
+the only lines ever rewritten."""
 import datetime
 import hashlib
 import json
@@ -47,12 +53,19 @@ def cases_key(cases):
     return hashlib.sha256("\n".join(sorted(cases)).encode()).hexdigest()[:12] if cases else ""
 
 
+def is_result(rec):
+    """A line that says something about the reader: not an environment failure (a venv that could not
+    import the reader at all, every case refused with the same import error)."""
+    return not rec.get("environment_failure")
+
+
 def key(rec):
     return (rec["slug"], rec["version"], rec["environment"], rec["adapter_sha256"], rec.get("cases_key", ""))
 
 
 def keys(recs, digest, pcv):
-    return {key(r) for r in recs if r["corpus_digest"] == digest and r["packcheck_version"] == pcv}
+    """The keys already answered (an environment failure answers nothing: its key is run again)."""
+    return {key(r) for r in recs if r["corpus_digest"] == digest and r["packcheck_version"] == pcv and is_result(r)}
 
 
 def case_families(case):
@@ -73,14 +86,31 @@ def scrub(text):
     return re.sub(r"/(?:root|home|tmp|work)[^\s\"':]*", "<path>", text)
 
 
+IMPORT_ERROR = re.compile(r"^((?:ModuleNotFoundError|ImportError): .*)$", re.M)
+
+
+def environment_failure(cases):
+    """The import error every exercised case of a run failed with, or None. A run whose every case
+    dies importing the library (a venv missing one of its dependencies) measured the environment,
+    not the reader: the same error on every case, none passed."""
+    errors = set()
+    for c in cases:
+        if c["outcome"] == "pass":
+            return None
+        found = IMPORT_ERROR.findall(c.get("log_tail") or "")
+        if not found:
+            return None
+        errors.add(scrub(found[-1].strip()))
+    return errors.pop() if len(errors) == 1 and len(cases) > 0 else None
+
+
 def record_from_certificate(cert, reader, version, env, cases, root=ROOT):
     """The compact history line of one certify JSON report."""
     with open(cert) as f:
         rep = json.load(f)
     results, failures, fams = {}, {}, {}
-    for c in rep["cases"]:
-        if not exercised(c, reader["claims"]):
-            continue
+    mine_cases = [c for c in rep["cases"] if exercised(c, reader["claims"])]
+    for c in mine_cases:
         results[c["case"]] = c["outcome"]
         mine = [f for f in case_families(c) if f in reader["claims"]]
         for f in mine:
@@ -91,7 +121,7 @@ def record_from_certificate(cert, reader, version, env, cases, root=ROOT):
             failures[c["case"]] = {k: v for k, v in (("diagnosis", diag.get("bug")), ("detail", c.get("detail")),
                                                      ("reader_said", scrub((c.get("log_tail") or "").strip())[-160:]),
                                                      ("families", mine)) if v}
-    return {
+    rec = {
         "reader": reader["name"], "slug": reader["slug"], "language": reader["language"], "version": version,
         "environment": env, "corpus_digest": rep["manifest_sha256"], "packcheck_version": rep["packcheck_version"],
         "adapter_sha256": adapter_digest(reader, root), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
@@ -100,12 +130,17 @@ def record_from_certificate(cert, reader, version, env, cases, root=ROOT):
         "passed": sum(1 for o in results.values() if o == "pass"), "families": dict(sorted(fams.items())),
         "certificate": "sha256:" + sha256_file(cert), "results": results, "failures": failures,
     }
+    broken = environment_failure(mine_cases)
+    if broken:
+        rec["environment_failure"] = broken
+    return rec
 
 
 def current(recs, digest=None, pcv=None):
-    """The newest line of every key, of the given corpus digest and packcheck version."""
+    """The newest line of every key, of the given corpus digest and packcheck version (environment
+    failures left out: they are no answer about any case)."""
     out = {}
-    for r in recs:
+    for r in filter(is_result, recs):
         if (digest is None or r["corpus_digest"] == digest) and (pcv is None or r["packcheck_version"] == pcv):
             out[(r["slug"], r["version"], r["environment"], r.get("cases_key", ""))] = r
     return list(out.values())

@@ -30,20 +30,36 @@ def findings_by_case(slug):
         if not re.match(re.escape(slug) + r"-[0-9][0-9.]*-[0-9]+\.md$", f):
             continue
         with open(os.path.join(d, f)) as fh:
-            for case in re.findall(r"\b([a-z0-9]+/[a-z0-9][a-z0-9_.-]*[a-z0-9])\b", fh.read()):
+            # a case named as its folder (`fixtures/ct/legacy-b3-k12-no-version/`) counts too
+            for case in re.findall(r"\b(?:fixtures/)?([a-z0-9]+/[a-z0-9][a-z0-9_.-]*[a-z0-9])\b", fh.read()):
                 out.setdefault(case, "reports/findings/" + f)
     return out
 
 
+def results_only(lines):
+    """The lines that are reader results (an environment failure is listed apart, never counted)."""
+    return [r for r in lines if history.is_result(r)]
+
+
 def newest_digest(lines):
-    return lines[-1]["corpus_digest"] if lines else None
+    """The corpus digest of the newest result line (an environment failure's digest says nothing)."""
+    res = results_only(lines)
+    return res[-1]["corpus_digest"] if res else None
+
+
+def digests_newest_first(lines):
+    out = []
+    for r in reversed(results_only(lines)):
+        if r["corpus_digest"] not in out:
+            out.append(r["corpus_digest"])
+    return out
 
 
 def runs_of(reader, lines):
     """Latest line per (version, environment, corpus digest, cases run), in release order; full runs
     before the partial ones (bisection, targeted) of a release."""
     last = {}
-    for r in lines:
+    for r in results_only(lines):
         last[(r["version"], r["environment"], r["corpus_digest"], r.get("cases_key", ""))] = r
     envs = reader["environments"]
     rows = sorted(last.values(), key=lambda r: (version_key(r["version"]), envs.index(r["environment"])
@@ -52,29 +68,48 @@ def runs_of(reader, lines):
     return rows
 
 
+def answers(s, version, case):
+    return history.status_of(s.get(version, {}), case) is not None
+
+
 def changes(reader, lines, findings):
     """Regressions (pass -> failure), fixes (failure -> pass) and other changes between neighbouring
-    releases that answered for a case, per environment, on the newest corpus digest."""
-    digest = newest_digest(lines)
-    cur = history.current([r for r in lines if r["corpus_digest"] == digest])
+    releases that answered for a case, per environment, within one corpus digest (a case's fixture can
+    change between corpora). Every digest of the history counts, newest first: a change seen on an
+    older corpus stays known (with its corpus_digest) until a newer corpus answers that case at both
+    of its releases. Environment failures answer nothing. (Only the newest digest counted once:
+    compressed-tensors' 0.17.1 -> 0.18.0 regression, seen by partial runs on one corpus, vanished when
+    two broken-venv full runs landed on the next.)"""
     order = sorted(reader["versions"], key=version_key)
-    fails = {}
-    for r in sorted(cur, key=lambda r: r["partial"], reverse=True):
-        for c, f in r["failures"].items():
-            fails[(r["version"], r["environment"], c)] = f
-    regs, fixes, other = [], [], []
-    for env in reader["environments"]:
-        for c, a, b, sa, sb in history.transitions(reader, env, cur):
-            item = {"case": c, "environment": env, "last_good" if sa == "pass" else "before": a,
-                    "first_bad" if sa == "pass" else "after": b, "from": sa, "to": sb,
-                    "bisected": order.index(b) - order.index(a) == 1}
-            f = fails.get((b, env, c)) or fails.get((a, env, c)) or {}
-            if f.get("diagnosis"):
-                item["diagnosis"] = f["diagnosis"]
-            if c in findings:
-                item["finding"] = findings[c]
-            (regs if sa == "pass" and sb in FAIL else fixes if sb == "pass" and sa in FAIL else other).append(item)
+    regs, fixes, other, newer = [], [], [], []
+    for digest in digests_newest_first(lines):
+        cur = history.current([r for r in lines if r["corpus_digest"] == digest])
+        fails = {}
+        for r in sorted(cur, key=lambda r: r["partial"], reverse=True):
+            for c, f in r["failures"].items():
+                fails[(r["version"], r["environment"], c)] = f
+        for env in reader["environments"]:
+            for c, a, b, sa, sb in history.transitions(reader, env, cur):
+                if any(answers(st[env], a, c) and answers(st[env], b, c) for st in newer):
+                    continue  # a newer corpus measured this case at both releases: its answer stands
+                item = {"case": c, "environment": env, "last_good" if sa == "pass" else "before": a,
+                        "first_bad" if sa == "pass" else "after": b, "from": sa, "to": sb,
+                        "bisected": order.index(b) - order.index(a) == 1, "corpus_digest": digest}
+                f = fails.get((b, env, c)) or fails.get((a, env, c)) or {}
+                if f.get("diagnosis"):
+                    item["diagnosis"] = f["diagnosis"]
+                if c in findings:
+                    item["finding"] = findings[c]
+                (regs if sa == "pass" and sb in FAIL else fixes if sb == "pass" and sa in FAIL else other).append(item)
+        newer.append({env: history.statuses(reader, env, cur) for env in reader["environments"]})
     return regs, fixes, other
+
+
+def environment_failures(lines):
+    """Runs that measured a broken venv (every case refused with one import error): listed, not counted."""
+    return [{"version": r["version"], "environment": r["environment"], "corpus_digest": r["corpus_digest"],
+             "date": r["date"], "error": r["environment_failure"], "cases": len(r["results"]),
+             "certificate": r["certificate"]} for r in lines if not history.is_result(r)]
 
 
 def env_differences(reader, lines):
@@ -107,7 +142,8 @@ def reader_entry(reader, lines, findings):
                   "exercised": r["exercised"], "certificate": r["certificate"], "families": r["families"],
                   "partial": r["partial"], "cases_run": len(r["cases_requested"]) if r["partial"] else None}
                  for r in runs],
-        "bisection_runs": sum(1 for r in lines if r["partial"]),
+        "bisection_runs": sum(1 for r in results_only(lines) if r["partial"]),
+        "environment_failures": environment_failures(lines),
         "regressions": regs, "fixes": fixes, "changes": other,
         "environment_differences": env_differences(reader, lines),
     }
@@ -191,14 +227,21 @@ def render_reader(e, cases, findings, diags):
         rows = e[key]
         if not rows:
             continue
-        out.append(f"<h3>{title}</h3><table><tr><th>case</th><th>environment</th><th>from</th><th>to</th><th>status</th><th>diagnosis</th><th>finding</th></tr>")
+        out.append(f"<h3>{title}</h3><table><tr><th>case</th><th>environment</th><th>from</th><th>to</th><th>status</th><th>diagnosis</th><th>finding</th><th>corpus</th></tr>")
         for x in rows:
             a, b = x.get("last_good", x.get("before")), x.get("first_bad", x.get("after"))
             out.append(f'<tr><td><a href="../../fixtures/{html.escape(x["case"])}/">{html.escape(x["case"])}</a></td><td>{x["environment"]}</td>'
                        f'<td>{a} ({x["from"]})</td><td>{b}{"" if x["bisected"] else " (not bisected)"}</td><td>{x["to"]}</td>'
                        f'<td>{html.escape(x.get("diagnosis", ""))}</td><td>'
                        + (f'<a href="../../{html.escape(x["finding"])}">{html.escape(os.path.basename(x["finding"]))}</a>' if x.get("finding") else "")
-                       + "</td></tr>")
+                       + f'</td><td><code>{x["corpus_digest"][:12]}</code></td></tr>')
+        out.append("</table>")
+    if e["environment_failures"]:
+        out.append("<h3>Environment failures (not reader results: every case died on one import error; not counted)</h3>"
+                   "<table><tr><th>release</th><th>environment</th><th>corpus</th><th>cases</th><th>error</th></tr>")
+        for x in e["environment_failures"]:
+            out.append(f'<tr><td>{x["version"]}</td><td>{x["environment"]}</td><td><code>{x["corpus_digest"][:12]}</code></td>'
+                       f'<td>{x["cases"]}</td><td><code>{html.escape(x["error"])}</code></td></tr>')
         out.append("</table>")
     if e["environment_differences"]:
         out.append("<h3>Environment differences (same release)</h3><table><tr><th>release</th><th>case</th>"
@@ -234,12 +277,17 @@ def text(idx):
         for r in e["runs"]:
             cells = " ".join(f'{f}:{r["families"][f][0]}/{r["families"][f][1]}' if f in r["families"] else f"{f}:-" for f in fams)
             part = f'  (partial: {r["cases_run"]} cases)' if r["partial"] else ""
-            out.append(f'  {r["version"]:>9} [{r["environment"]}]  {r["passed"]}/{r["exercised"]}  {cells}{part}')
+            out.append(f'  {r["version"]:>9} [{r["environment"]}] corpus {r["corpus_digest"][:8]}  {r["passed"]}/{r["exercised"]}  {cells}{part}')
         for x in e["regressions"]:
             out.append(f'  regression {x["case"]} [{x["environment"]}]: last good {x["last_good"]}, first bad {x["first_bad"]}'
-                       f'{"" if x["bisected"] else " (not bisected)"} -> {x["to"]}' + (f' ({x["diagnosis"]})' if x.get("diagnosis") else ""))
+                       f'{"" if x["bisected"] else " (not bisected)"} -> {x["to"]}' + (f' ({x["diagnosis"]})' if x.get("diagnosis") else "")
+                       + f' [corpus {x["corpus_digest"][:8]}]')
         for x in e["fixes"]:
-            out.append(f'  fix {x["case"]} [{x["environment"]}]: {x["from"]} up to {x["before"]}, pass from {x["after"]}')
+            out.append(f'  fix {x["case"]} [{x["environment"]}]: {x["from"]} up to {x["before"]}, pass from {x["after"]}'
+                       f' [corpus {x["corpus_digest"][:8]}]')
+        for x in e["environment_failures"]:
+            out.append(f'  environment failure {x["version"]} [{x["environment"]}] corpus {x["corpus_digest"][:8]}: '
+                       f'{x["cases"]} cases, {x["error"]} (not counted)')
         for x in e["environment_differences"]:
             out.append(f'  environments differ at {x["version"]} on {x["case"]}: ' + ", ".join(f"{k} {v}" for k, v in sorted(x["statuses"].items())))
     return "\n".join(out)

@@ -2,9 +2,16 @@
 under MATRIX_VENVS, outside the repository. Readers on torch share one torch venv (`torch/`, made
 first: torch, numpy, safetensors, transformers and compressed-tensors' own dependencies) through a
 .pth file, so a release costs its own wheel only; the venv's site-packages come before the .pth
-entry, so its release shadows whatever the torch venv holds."""
+entry, so its release shadows whatever the torch venv holds.
+
+A venv is ready only when it is complete: install "deps" is true (pip resolves everything), false
+(--no-deps: the release's own wheel only) or "missing" (--no-deps, then every requirement that `pip
+check` finds not installed at all, e.g. compressed-tensors' loguru, is installed: the shared torch venv
+is never replaced by a second torch); "import" names modules the venv must import afterwards. A
+venv without them fails at install, not in the middle of a run as 29 "refused a valid input"."""
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -21,10 +28,18 @@ def site_packages(venv):
     return found[0] if found else None
 
 
+def deps_mode(reader):
+    d = reader["install"].get("deps", True)
+    if d not in (True, False, "missing"):
+        raise SystemExit(f"matrix: {reader.get('slug', '?')}: install deps must be true, false or \"missing\", not {d!r}")
+    return {True: "deps", False: "no-deps", "missing": "missing-deps"}[d]
+
+
 def spec(reader, version):
     """What a ready venv was made from: a changed plan entry makes it not ready (reinstalled)."""
     i = reader["install"]
-    return " ".join([i["base"], "deps" if i.get("deps", True) else "no-deps"] + [p.format(v=version) for p in i["packages"]])
+    return " ".join([i["base"], deps_mode(reader)] + [p.format(v=version) for p in i["packages"]]
+                    + ["import:" + m for m in i.get("import", ())])
 
 
 def ready(reader, version, root):
@@ -49,15 +64,53 @@ def pip(venv, args, log):
                           stdout=log, stderr=subprocess.STDOUT).returncode
 
 
+def missing_requirements(venv):
+    """The requirement names `pip check` reports as not installed at all (a version conflict with the
+    shared torch venv is left alone: replacing torch or transformers per release is what the shared
+    venv avoids, and the release's own code is what the matrix measures)."""
+    p = subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "check", "--disable-pip-version-check"],
+                       capture_output=True, text=True)
+    return sorted(set(re.findall(r"requires ([A-Za-z0-9_.-]+), which is not installed", p.stdout)))
+
+
+def imports_ok(venv, modules, log):
+    """The venv's interpreter imports every module named in the plan (0 when it does)."""
+    if not modules:
+        return 0
+    code = "; ".join(f"import {m}" for m in modules)
+    return subprocess.run([os.path.join(venv, "bin", "python"), "-c", code], stdout=log, stderr=subprocess.STDOUT).returncode
+
+
 def torch_base(root, log):
+    """The shared torch venv; its marker holds TORCH_BASE, so a changed list remakes it (a venv made
+    from an older list, without compressed-tensors' loguru, once passed as ready)."""
     base = os.path.join(root, "torch")
-    if os.path.exists(os.path.join(base, ".matrix-ready")):
+    marker, want = os.path.join(base, ".matrix-ready"), " ".join(TORCH_BASE)
+    if os.path.exists(marker) and open(marker).read().strip() == want:
         return base
-    subprocess.run([sys.executable, "-m", "venv", base], check=True)
+    if not os.path.exists(os.path.join(base, "bin", "pip")):
+        subprocess.run([sys.executable, "-m", "venv", base], check=True)
     if pip(base, TORCH_BASE, log):
         return None
-    open(os.path.join(base, ".matrix-ready"), "w").close()
+    with open(marker, "w") as f:
+        f.write(want + "\n")
     return base
+
+
+def pip_packages(d, how, pkgs, log):
+    """pip install one release by the plan's deps mode (see the module docstring)."""
+    mode = how.get("deps", True)
+    rc = pip(d, pkgs if mode is True else ["--no-deps", *pkgs], log)
+    if rc == 0 and mode == "missing":
+        need = missing_requirements(d)
+        if need:
+            log.write(f"matrix: installing the missing requirements {' '.join(need)}\n")
+            log.flush()
+            rc = pip(d, need, log)
+        if rc == 0 and missing_requirements(d):
+            log.write(f"matrix: still missing after install: {' '.join(missing_requirements(d))}\n")
+            rc = 1
+    return rc
 
 
 def install(reader, version, root):
@@ -83,7 +136,9 @@ def install(reader, version, root):
                     return 1
                 with open(os.path.join(site_packages(d), "zz_matrix_torch.pth"), "w") as f:
                     f.write(site_packages(base) + "\n")
-            rc = pip(d, pkgs if how.get("deps", True) else ["--no-deps", *pkgs], log)
+            rc = pip_packages(d, how, pkgs, log)
+            if rc == 0:
+                rc = imports_ok(d, how.get("import"), log)
     if rc == 0:
         with open(os.path.join(d, ".matrix-ready"), "w") as f:
             f.write(spec(reader, version) + "\n")
