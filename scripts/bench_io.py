@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""I/O-bound commands against the tool that does only their I/O: reports/bench-io.md.
+
+  unpack    `packcheck unpack CKPT --out X` (writes the logical view, fsyncs, renames) against
+            `dd if=/dev/zero of=Y bs=1M count=<same bytes> iflag=count_bytes conv=fsync`
+  --hash    `packcheck validate --hash --quiet FILE` (one thread) against `openssl dgst -sha256 FILE`
+
+Equal footing: the same bytes written (dd writes exactly unpack's output size, to the same file
+system, and both fsync) or the same file hashed (in the page cache: one untimed warm-up read).
+Contenders alternate, each run is a fresh process; times come from wait4 (wall, user + sys CPU,
+peak RSS). Before every unpack/dd run the previous outputs are removed and `sync` runs, untimed.
+Medians with min-max; the load average is recorded at start and end (the machine is shared).
+
+usage: scripts/bench_io.py [--build build] [--tmp /tmp/pc-io] [--reps 7] [--out reports/bench-io.md]
+                           [--unpack-size 50M] [--hash-sizes 256M 512M 1G] [--skip unpack|hash]
+"""
+import argparse
+import datetime
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(cmd, env=None):
+    """Run cmd, return (wall s, cpu s, user s, sys s, peak RSS MB); raise on failure."""
+    t0 = time.perf_counter()
+    with open(os.devnull, "wb") as null:
+        p = subprocess.Popen(cmd, stdout=null, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit("%s exited %d" % (" ".join(cmd), os.waitstatus_to_exitcode(status)))
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_utime, ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def stats(xs):
+    return statistics.median(xs), min(xs), max(xs)
+
+
+def fmt(xs, unit="s"):
+    m, lo, hi = stats(xs)
+    return "%.3f [%.3f-%.3f]" % (m, lo, hi)
+
+
+def ratio(a, b):
+    """Median of per-pair ratios a_i / b_i (pairs ran back to back) with its min-max."""
+    rs = [x / y for x, y in zip(a, b) if y > 0]
+    m, lo, hi = stats(rs)
+    return "%.2fx [%.2f-%.2f]" % (m, lo, hi)
+
+
+def gen(build, d, size):
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    subprocess.run([os.path.join(build, "packcheck-gen-ckpt"), d, "--size", size, "--bits", "4", "--shard", "64G"],
+                   check=True, stdout=subprocess.DEVNULL)
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".safetensors"))
+
+
+def bench_unpack(args, pcb, rows):
+    d = os.path.join(args.tmp, "unpack-in")
+    gen(args.build, d, args.unpack_size)
+    out, dd_out = os.path.join(args.tmp, "unpack.safetensors"), os.path.join(args.tmp, "dd.bin")
+    env = dict(os.environ)
+    env.pop("PACKCHECK_THREADS", None)
+    run([pcb, "unpack", d, "--out", out], env)  # warm-up; also gives the byte count
+    nbytes = os.path.getsize(out)
+    dd = ["dd", "if=/dev/zero", "of=" + dd_out, "bs=1M", "count=%d" % nbytes, "iflag=count_bytes", "conv=fsync", "status=none"]
+    res = {"unpack": [], "dd": []}
+    for i in range(args.reps):
+        order = [("unpack", [pcb, "unpack", d, "--out", out]), ("dd", dd)]
+        if i % 2:
+            order.reverse()
+        for name, cmd in order:
+            for f in (out, dd_out):
+                if os.path.exists(f):
+                    os.unlink(f)
+            subprocess.run(["sync"], check=True)
+            res[name].append(run(cmd, env))
+    for f in (out, dd_out):
+        if os.path.exists(f):
+            os.unlink(f)
+    shutil.rmtree(d)
+    rows.append(("unpack, ct-dense 4-bit %s (%.0f MB written)" % (args.unpack_size, nbytes / 1e6), res["unpack"],
+                 "dd conv=fsync, same bytes", res["dd"], "wall"))
+
+
+def bench_hash(args, pcb, rows):
+    env = dict(os.environ)
+    env["PACKCHECK_THREADS"] = "1"
+    for size in args.hash_sizes:
+        d = os.path.join(args.tmp, "hash-" + size)
+        files = gen(args.build, d, size)
+        f = files[0]
+        nbytes = os.path.getsize(f)
+        run(["cat", f])  # into the page cache
+        res = {"pc": [], "ossl": []}
+        for i in range(args.reps):
+            order = [("pc", [pcb, "validate", "--hash", "--quiet", f]), ("ossl", ["openssl", "dgst", "-sha256", f])]
+            if i % 2:
+                order.reverse()
+            for name, cmd in order:
+                res[name].append(run(cmd, env if name == "pc" else None))
+        shutil.rmtree(d)
+        rows.append(("validate --hash, 1 thread, %.2f GB file" % (nbytes / 1e9), res["pc"], "openssl dgst -sha256", res["ossl"], "cpu"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--tmp", default="/tmp/pc-io")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--out", default=os.path.join(ROOT, "reports", "bench-io.md"))
+    ap.add_argument("--unpack-size", default="50M")
+    ap.add_argument("--hash-sizes", nargs="*", default=["256M", "512M", "1G"])
+    ap.add_argument("--skip", nargs="*", default=[], choices=["unpack", "hash"])
+    args = ap.parse_args()
+    pcb = os.path.join(args.build, "packcheck")
+    os.makedirs(args.tmp, exist_ok=True)
+    start = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load0 = loadavg()
+    rev = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
+    rows = []
+    if "unpack" not in args.skip:
+        bench_unpack(args, pcb, rows)
+    if "hash" not in args.skip:
+        bench_hash(args, pcb, rows)
+    load1 = loadavg()
+    lines = [
+        "# unpack and --hash against the tools that do only their I/O",
+        "",
+        "Generated by `scripts/bench_io.py --reps %d` (%s, packcheck %s, %d cores). Load average %s at the start, %s at the end: "
+        "the machine is shared with other jobs, so absolute times move; the ratios are of runs made back to back." % (
+            args.reps, start, rev, os.cpu_count(), load0, load1),
+        "",
+        "Each cell: median [min-max] of %d alternated runs, seconds (wall: elapsed; CPU: user + sys of the process and its "
+        "children). Ratio: median of the per-pair ratios packcheck / peer, on the metric the target is set in "
+        "(unpack: wall <= 1.5x dd; --hash: CPU <= 1.0x openssl), with their min-max." % args.reps,
+        "",
+        "| task | packcheck wall | packcheck CPU (user / sys) | packcheck peak RSS MB | peer | peer wall | peer CPU (user / sys) | ratio wall | ratio CPU |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for task, a, peer, b, _ in rows:
+        col = lambda xs, i: [x[i] for x in xs]
+        lines.append("| %s | %s | %s (%.2f / %.2f) | %.0f | %s | %s | %s (%.2f / %.2f) | %s | %s |" % (
+            task, fmt(col(a, 0)), fmt(col(a, 1)), stats(col(a, 2))[0], stats(col(a, 3))[0], max(col(a, 4)),
+            peer, fmt(col(b, 0)), fmt(col(b, 1)), stats(col(b, 2))[0], stats(col(b, 3))[0],
+            ratio(col(a, 0), col(b, 0)), ratio(col(a, 1), col(b, 1))))
+    lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    if args.out != "-":
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
