@@ -4,13 +4,37 @@
 #include "../core/atomic_file.h"
 #include "../core/pagebuf.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int write_job(int fd, const lv_job *j)
+/* Start writeback of a stream's span (not waiting for it: the fsync at commit does). */
+static void span_flush(int fd, lv_span *s)
 {
-    return pc_afile_pwrite(fd, j->codes, (size_t)j->n, j->codes_off) ||
-           pc_afile_pwrite(fd, j->w, (size_t)j->n * sizeof *j->w, j->w_off) ? -1 : 0;
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (s->len) sync_file_range(fd, (off_t)s->off, (off_t)s->len, SYNC_FILE_RANGE_WRITE); /* a hint: errors show at fsync */
+#else
+    (void)fd;
+#endif
+    s->len = 0;
+}
+
+/* n bytes just written at off extend the stream's span, or start a new one. */
+static void span_add(int fd, lv_span *s, uint64_t off, uint64_t n)
+{
+    if (s->len && s->off + s->len != off) span_flush(fd, s);
+    if (!s->len) s->off = off;
+    s->len += n;
+    if (s->len >= PC_LV_WRITEBACK) span_flush(fd, s);
+}
+
+static int write_job(lv_writer *wr, const lv_job *j)
+{
+    uint64_t wn = j->n * sizeof *j->w; /* n <= 2^30 elements */
+    if (pc_afile_pwrite(wr->fd, j->codes, (size_t)j->n, j->codes_off) || pc_afile_pwrite(wr->fd, j->w, (size_t)wn, j->w_off)) return -1;
+    span_add(wr->fd, &wr->span[0], j->codes_off, j->n);
+    span_add(wr->fd, &wr->span[1], j->w_off, wn);
+    return 0;
 }
 
 /* Write the slots in the order they were filled until closed; after a failure, only release them
@@ -28,7 +52,7 @@ static void *writer_main(void *arg)
         }
         bool skip = wr->failed;
         pthread_mutex_unlock(&wr->mu);
-        int rc = skip ? 0 : write_job(wr->fd, j); /* outside the lock: the decoder fills the other slot */
+        int rc = skip ? 0 : write_job(wr, j); /* outside the lock: the decoder fills the other slot */
         pthread_mutex_lock(&wr->mu);
         if (rc) wr->failed = true;
         j->full = false;
@@ -96,7 +120,7 @@ void lv_writer_submit(lv_writer *wr, lv_job *j, const uint8_t *codes, const floa
 {
     if (!wr->threaded) {
         lv_job now = {codes, w, n, codes_off, w_off, false};
-        if (!wr->failed && write_job(wr->fd, &now)) wr->failed = true;
+        if (!wr->failed && write_job(wr, &now)) wr->failed = true;
         wr->head++;
         return;
     }

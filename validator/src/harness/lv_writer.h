@@ -4,6 +4,10 @@
  * are allocated and faulted in once and reused for every slice of every module, so no fresh pages
  * are touched per module and each slice is written while it is still in cache.
  *
+ * Written ranges are handed to the kernel's writeback every PC_LV_WRITEBACK bytes of each stream
+ * (sync_file_range, Linux), so the disk writes while later slices decode and the final fsync waits
+ * only for the tail, not for the whole view.
+ *
  * Memory: 2 slots x cap elements x 5 bytes. With threads == 1 (PACKCHECK_THREADS=1, or the thread
  * cannot start) the same slots are written synchronously by the caller. */
 #ifndef PC_LV_WRITER_H
@@ -14,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define PC_LV_WRITEBACK (8u << 20)
+
 typedef struct lv_job {
     const uint8_t *codes;       /* n bytes to codes_off */
     const float *w;             /* n floats to w_off */
@@ -21,8 +27,12 @@ typedef struct lv_job {
     bool full;                  /* handed to the writer, not yet written */
 } lv_job;
 
+/* A run of bytes written back to back, not yet handed to writeback. */
+typedef struct lv_span { uint64_t off, len; } lv_span;
+
 typedef struct lv_writer {
     int fd;
+    lv_span span[2];            /* the codes and the weights stream (writer side only) */
     uint8_t *codes[2];          /* the slots' own buffers, cap elements each */
     float *w[2];
     size_t cap;

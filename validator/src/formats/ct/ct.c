@@ -907,16 +907,35 @@ static int dec_load_aux(const ct_mod *m, pc_impl impl, ct_dec *d, pc_ctx *cx)
     return rc;
 }
 
-/* Weights of rows [r0, r0 + n) from their codes (both slice-relative arrays of n*K). */
+/* Columns per run of one scale index along a row: the whole row (tensor, channel), a group or a
+ * block's width; 1 with g_idx (any column may name any group). */
+static uint64_t scale_run(const ct_mod *m, const int32_t *gidx)
+{
+    switch (m->s.strategy) {
+    case CT_STRAT_TENSOR:
+    case CT_STRAT_CHANNEL: return m->K;
+    case CT_STRAT_GROUP: return gidx ? 1 : (uint64_t)m->s.group_size;
+    default: return (uint64_t)m->s.block[1];
+    }
+}
+
+/* Weights of rows [r0, r0 + n) from their codes (both slice-relative arrays of n*K). The scale and
+ * zero point are looked up once per run of columns that share them (scale_run); the arithmetic per
+ * element is the same, so the result is too, and the inner loop vectorises. */
 static void dequantize(const ct_mod *m, const ct_dec *d, uint64_t r0, uint64_t rows, const uint8_t *codes, float *w)
 {
     int32_t half = 1 << (m->b - 1);
+    uint64_t run = scale_run(m, d->gidx);
+    if (!run) run = 1;
     for (uint64_t r = 0; r < rows; r++) {
         uint64_t e = (r0 + r) / m->N, n = (r0 + r) % m->N, row = r * m->K;
-        for (uint64_t k = 0; k < m->K; k++) {
-            uint64_t si = scale_index(m, d->gidx, e, n, k);
-            int32_t q = (int32_t)codes[row + k] - half - (d->zp ? d->zp[si] : 0);
-            w[row + k] = (float)q * d->scale[si]; /* one rounding: (float)q is exact */
+        for (uint64_t k0 = 0; k0 < m->K; k0 += run) {
+            uint64_t si = scale_index(m, d->gidx, e, n, k0), end = m->K - k0 < run ? m->K : k0 + run;
+            int32_t off = half + (d->zp ? d->zp[si] : 0);
+            float s = d->scale[si];
+            const uint8_t *c = codes + row;
+            float *o = w + row;
+            for (uint64_t k = k0; k < end; k++) o[k] = (float)((int32_t)c[k] - off) * s; /* one rounding: the int is exact in f32 */
         }
     }
 }
