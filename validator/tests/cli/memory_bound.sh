@@ -34,7 +34,7 @@ for f in "$TMP"/small/*.safetensors; do
 done
 checks=$((checks + 2))
 # unpack (issue 29): ct modules are decoded in row slices into two reused slots, so its peak RSS is
-# validate's on the same checkpoint plus the slots (2 x 64 Ki elements x 5 bytes = 640 KiB), not a
+# validate's on the same checkpoint plus the slots (2 x 256 Ki elements x 5 bytes = 2.5 MiB), not a
 # module's view: the 1024 x 4096 modules here would add 20 MiB as a whole-module buffer.
 GEN=$(dirname "$PC")/packcheck-gen-ckpt
 "$GEN" "$TMP/ct" --size 1M --hidden 1024 --inter 4096 --bits 4 >/dev/null || { echo "FAIL: gen-ckpt"; exit 1; }
