@@ -1,7 +1,12 @@
-/* pc_logical_write (the unpack command) reuses one pair of output buffers across modules: every
- * module it writes must equal that module's own decode into fresh buffers, byte for byte, on
- * fixtures with several modules of different sizes and block types (a larger module followed by
- * smaller ones, so stale bytes of the previous module would show). */
+/* pc_logical_write (the unpack command) reuses its output buffers across modules and, for formats
+ * with decode_rows (ct, gguf-blocks), decodes each module in row slices into two reused slots written by a
+ * second thread: every module it writes must equal that module's own decode into fresh buffers,
+ * byte for byte, on fixtures with several modules of different sizes and block types (a larger
+ * module followed by smaller ones, so stale bytes of the previous module would show), and on ct
+ * fixtures of every scale strategy (tensor, channel, group, block, g_idx, MoE) and GGUF block types
+ * (gguf-blocks has decode_rows too) with slices forced
+ * far smaller than their modules (PACKCHECK_UNPACK_SLICE: one row, a few rows, a partial last
+ * slice), on one thread and on two. */
 #include "harness/logical.h"
 
 #include "core/file.h"
@@ -26,7 +31,7 @@ static void same_tensor(const pc_input *view, const char *name, const void *want
     free(got);
 }
 
-static void check_fixture(const char *rel, const char *out)
+static void check_fixture(const char *rel, const char *out, size_t min_modules)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/%s", PC_SOURCE_DIR, rel);
@@ -36,8 +41,13 @@ static void check_fixture(const char *rel, const char *out)
     CHECK(in != NULL, "%s: cannot open", rel);
     if (!in) { pc_ctx_free(&cx); return; }
     pc_validate(in, &cx);
-    CHECK(!pc_rejected(&cx) && in->nmodules >= 2, "%s: rejected or fewer than two modules (%zu)", rel, in->nmodules);
+    CHECK(!pc_rejected(&cx) && in->nmodules >= min_modules, "%s: rejected or fewer than %zu modules (%zu)", rel, min_modules, in->nmodules);
     CHECK(pc_logical_write(in, out, &cx) == 0, "%s: pc_logical_write failed", rel);
+    const char *slice = getenv("PACKCHECK_UNPACK_SLICE");
+    uint64_t most = 0;
+    for (size_t i = 0; i < in->nmodules; i++)
+        if (in->modules[i].numel > most) most = in->modules[i].numel;
+    if (slice) CHECK(most > (uint64_t)atol(slice), "%s: no module larger than a slice of %s elements: the sliced path is not exercised", rel, slice);
     pc_ctx_init(&vx, PC_PROFILE_STRICT);
     pc_input *view = pc_input_open(out, NULL, &vx);
     CHECK(view != NULL, "%s: cannot open the written view", rel);
@@ -71,7 +81,23 @@ int main(void)
         "gq/kquant-probes", "gq/more-types-probes", "gq/mixed-q4_0-q4_1-q8_0", "gq/ternary", "llama/grid-probes",
         "llama/llama-q4-k-m", "awq/autoawq-gemm-g32-two-modules-bias", "ct/dense-mixed-groups",
     };
-    for (size_t i = 0; i < sizeof k_fixtures / sizeof *k_fixtures; i++) check_fixture(k_fixtures[i], out);
+    static const char *const k_sliced[] = {
+        "ct/dense-mixed-groups", "ct/dense-b4-block-asym", "ct/dense-b4-tensor", "ct/dense-b5-tensor-asym", "ct/dense-b6-channel-asym",
+        "ct/dense-b3-group32-asym", "ct/legacy-b3-group32-actorder", "ct/dense-b3-moe", "ct/legacy-b6-moe-asym", "ct/legacy-b3-k200-no-version",
+        "gq/kquant-probes", "gq/more-types-probes", "gq/mixed-q4_0-q4_1-q8_0", "gq/ternary", "llama/llama-q4-k-m",
+    };
+    /* elements per slice: 1 and 7 (one row per slice), 100 and 300 (a few rows, a partial last slice), the default */
+    static const char *const k_slice[] = {"1", "7", "100", "300", NULL};
+    static const char *const k_threads[] = {"1", "2"};
+    for (size_t t = 0; t < 2; t++) {
+        setenv("PACKCHECK_THREADS", k_threads[t], 1);
+        for (size_t i = 0; i < sizeof k_fixtures / sizeof *k_fixtures; i++) check_fixture(k_fixtures[i], out, 2);
+        for (size_t k = 0; k < sizeof k_slice / sizeof *k_slice; k++) {
+            if (k_slice[k]) setenv("PACKCHECK_UNPACK_SLICE", k_slice[k], 1);
+            else unsetenv("PACKCHECK_UNPACK_SLICE");
+            for (size_t i = 0; i < sizeof k_sliced / sizeof *k_sliced; i++) check_fixture(k_sliced[i], out, 1);
+        }
+    }
     rmdir(dir);
     printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail != 0;

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -124,6 +125,21 @@ int pc_afile_write(pc_afile *a, const void *p, size_t n)
         n -= (size_t)k;
     }
     return a->failed ? -1 : 0;
+}
+
+int pc_afile_pwrite(int fd, const void *p, size_t n, unsigned long long off)
+{
+    const char *c = p;
+    while (n) {
+        if (off > (unsigned long long)INT64_MAX - n) return -1;
+        ssize_t k = pwrite(fd, c, n, (off_t)off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        c += k;
+        n -= (size_t)k;
+        off += (unsigned long long)k;
+    }
+    return 0;
 }
 
 static void fsync_dir(const char *path)

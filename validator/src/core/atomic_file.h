@@ -26,6 +26,10 @@ bool pc_afile_same_fd(const char *path, int fd);
 
 int pc_afile_open(pc_afile *a, const char *path);              /* 0, or -1 (errno set) */
 int pc_afile_write(pc_afile *a, const void *p, size_t n);      /* 0, or -1 */
+/* n bytes to fd at offset off (the file position is left alone); 0, or -1. Takes the fd, not the
+ * pc_afile, so a writer thread may call it while another thread owns the pc_afile: on a failure the
+ * caller aborts instead of committing. */
+int pc_afile_pwrite(int fd, const void *p, size_t n, unsigned long long off);
 int pc_afile_commit(pc_afile *a);                               /* fsync + rename; 0 or -1 (then aborted) */
 void pc_afile_abort(pc_afile *a);                               /* remove the temporary */
 /* Whole text to path atomically. */

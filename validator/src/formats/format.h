@@ -154,6 +154,15 @@ typedef struct pc_format {
     int (*decode)(const pc_input *in, const pc_module *m, pc_impl impl, uint8_t *codes,
                   float *weights, pc_ctx *cx);
     void (*module_free)(void *priv);
+    /* Optional, for unpack's sliced writer (harness/logical.c): decode rows [r0, r0 + n) of the
+     * module's view flattened to [numel / K, K] (K: its last dimension) into codes[n*K] and
+     * weights[n*K], byte for byte what decode() gives for those rows. *state is NULL on a module's
+     * first call; the format may keep there what every slice needs (scales loaded once), and
+     * decode_rows_free(*state) releases it after the module's last slice or a failure. Formats
+     * without it are decoded whole (a buffer of the module's size). */
+    int (*decode_rows)(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                       uint8_t *codes, float *weights, pc_ctx *cx);
+    void (*decode_rows_free)(void *state);
     /* Optional. Called for each tensor no module claimed, after every check ran: return true when
      * this format recognises it as part of a quantization scheme (decoded or not) and say which,
      * so the report names it (`unchecked`) instead of passing it as plain. */

@@ -797,23 +797,40 @@ static void ct_check(pc_input *in, pc_ctx *cx)
  * decode: codes and f32 weights (CONTRACT 3)
  * --------------------------------------------------------------------------------------------- */
 
-static int unpack_rows(const ct_mod *m, pc_impl impl, uint8_t *codes, pc_ctx *cx)
+/* What every slice of one module's decode needs: the packed-row read buffer and, for weights, the
+ * scales, zero points and g_idx loaded once (decode() is one slice of every row; unpack's sliced
+ * writer asks for many, pc_format.decode_rows). */
+typedef struct ct_dec {
+    uint8_t *buf;      /* `per` packed rows */
+    uint64_t per;
+    float *scale;      /* NULL until weights are asked for */
+    int32_t *zp, *gidx;
+} ct_dec;
+
+static void dec_free(void *p)
+{
+    ct_dec *d = p;
+    if (!d) return;
+    free(d->buf);
+    free(d->scale);
+    free(d->zp);
+    free(d->gidx);
+    free(d);
+}
+
+/* Unpack packed rows [r0, r0 + n) (of E*N) into codes[n*K]. */
+static int unpack_rows(const ct_mod *m, pc_impl impl, ct_dec *d, uint64_t r0, uint64_t rows, uint8_t *codes, pc_ctx *cx)
 {
     pc_unpack_fn fn = m->layout == CT_LAYOUT_DENSE ? pc_stream_fn(impl) : pc_wordalign_fn(impl);
-    uint64_t rows = m->E * m->N, row_bytes = m->W * 4;
-    uint64_t per = row_bytes >= CT_SCAN_CHUNK ? 1 : CT_SCAN_CHUNK / row_bytes;
-    uint8_t *buf = malloc((size_t)(per * row_bytes));
-    if (!buf) { cx->oom = true; return -1; }
-    for (uint64_t r = 0; r < rows; r += per) {
-        uint64_t n = rows - r < per ? rows - r : per;
-        if (pc_tensor_read(m->packed, r * row_bytes, buf, (size_t)(n * row_bytes))) {
+    uint64_t row_bytes = m->W * 4;
+    for (uint64_t r = 0; r < rows; r += d->per) {
+        uint64_t n = rows - r < d->per ? rows - r : d->per;
+        if (pc_tensor_read(m->packed, (r0 + r) * row_bytes, d->buf, (size_t)(n * row_bytes))) {
             pc_io_error(cx, "%s: cannot read", m->packed->name);
-            free(buf);
             return -1;
         }
-        for (uint64_t i = 0; i < n; i++) fn(buf + i * row_bytes, m->b, (size_t)m->K, codes + (r + i) * m->K);
+        for (uint64_t i = 0; i < n; i++) fn(d->buf + i * row_bytes, m->b, (size_t)m->K, codes + (r + i) * m->K);
     }
-    free(buf);
     return 0;
 }
 
@@ -875,43 +892,83 @@ static uint64_t scale_index(const ct_mod *m, const int32_t *gidx, uint64_t e, ui
     }
 }
 
-static int dequantize(const ct_mod *m, pc_impl impl, const uint8_t *codes, float *w, pc_ctx *cx)
+/* Scales, zero points and g_idx, once per module. */
+static int dec_load_aux(const ct_mod *m, pc_impl impl, ct_dec *d, pc_ctx *cx)
 {
-    float *scale = load_scales(m, cx);
-    int32_t *zp = m->zp && scale ? load_zero_points(m, impl, cx) : NULL;
-    uint8_t *graw = m->gidx && scale ? pc_tensor_load(m->gidx, CT_AUX_MAX_BYTES) : NULL;
-    int32_t *gidx = graw ? malloc((size_t)m->gidx->numel * sizeof *gidx) : NULL;
-    int rc = -1;
-    if (!scale || (m->zp && !zp) || (m->gidx && !gidx)) { cx->oom = true; goto out; }
-    for (uint64_t i = 0; gidx && i < m->gidx->numel; i++) gidx[i] = (int32_t)pc_le32(graw + 4 * i);
-    int32_t half = 1 << (m->b - 1);
-    for (uint64_t e = 0; e < m->E; e++)
-        for (uint64_t n = 0; n < m->N; n++) {
-            uint64_t row = (e * m->N + n) * m->K;
-            for (uint64_t k = 0; k < m->K; k++) {
-                uint64_t si = scale_index(m, gidx, e, n, k);
-                int32_t q = (int32_t)codes[row + k] - half - (zp ? zp[si] : 0);
-                w[row + k] = (float)q * scale[si]; /* one rounding: (float)q is exact */
-            }
-        }
-    rc = 0;
-out:
-    free(scale);
-    free(zp);
+    d->scale = load_scales(m, cx);
+    d->zp = m->zp && d->scale ? load_zero_points(m, impl, cx) : NULL;
+    uint8_t *graw = m->gidx && d->scale ? pc_tensor_load(m->gidx, CT_AUX_MAX_BYTES) : NULL;
+    d->gidx = graw ? malloc((size_t)m->gidx->numel * sizeof *d->gidx) : NULL;
+    int rc = 0;
+    if (!d->scale || (m->zp && !d->zp) || (m->gidx && !d->gidx)) { cx->oom = true; rc = -1; }
+    for (uint64_t i = 0; rc == 0 && d->gidx && i < m->gidx->numel; i++) d->gidx[i] = (int32_t)pc_le32(graw + 4 * i);
     free(graw);
-    free(gidx);
+    if (rc) { free(d->scale); free(d->zp); free(d->gidx); d->scale = NULL; d->zp = d->gidx = NULL; }
+    return rc;
+}
+
+/* Columns per run of one scale index along a row: the whole row (tensor, channel), a group or a
+ * block's width; 1 with g_idx (any column may name any group). */
+static uint64_t scale_run(const ct_mod *m, const int32_t *gidx)
+{
+    switch (m->s.strategy) {
+    case CT_STRAT_TENSOR:
+    case CT_STRAT_CHANNEL: return m->K;
+    case CT_STRAT_GROUP: return gidx ? 1 : (uint64_t)m->s.group_size;
+    default: return (uint64_t)m->s.block[1];
+    }
+}
+
+/* Weights of rows [r0, r0 + n) from their codes (both slice-relative arrays of n*K). The scale and
+ * zero point are looked up once per run of columns that share them (scale_run); the arithmetic per
+ * element is the same, so the result is too, and the inner loop vectorises. */
+static void dequantize(const ct_mod *m, const ct_dec *d, uint64_t r0, uint64_t rows, const uint8_t *codes, float *w)
+{
+    int32_t half = 1 << (m->b - 1);
+    uint64_t run = scale_run(m, d->gidx);
+    if (!run) run = 1;
+    for (uint64_t r = 0; r < rows; r++) {
+        uint64_t e = (r0 + r) / m->N, n = (r0 + r) % m->N, row = r * m->K;
+        for (uint64_t k0 = 0; k0 < m->K; k0 += run) {
+            uint64_t si = scale_index(m, d->gidx, e, n, k0), end = m->K - k0 < run ? m->K : k0 + run;
+            int32_t off = half + (d->zp ? d->zp[si] : 0);
+            float s = d->scale[si];
+            const uint8_t *c = codes + row;
+            float *o = w + row;
+            for (uint64_t k = k0; k < end; k++) o[k] = (float)((int32_t)c[k] - off) * s; /* one rounding: the int is exact in f32 */
+        }
+    }
+}
+
+static int ct_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                          uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const ct_mod *m = pm->priv;
+    ct_dec *d = *state;
+    if (!d) {
+        uint64_t row_bytes = m->W * 4;
+        if (!(d = calloc(1, sizeof *d))) { cx->oom = true; return -1; }
+        *state = d;
+        d->per = row_bytes >= CT_SCAN_CHUNK ? 1 : CT_SCAN_CHUNK / row_bytes;
+        if (!(d->buf = malloc((size_t)(d->per * row_bytes)))) { cx->oom = true; return -1; }
+    }
+    if (weights && !d->scale && dec_load_aux(m, impl, d, cx)) return -1;
+    uint64_t cnt = n * m->K; /* <= numel */
+    uint8_t *c = codes ? codes : malloc((size_t)(cnt ? cnt : 1));
+    if (!c) { cx->oom = true; return -1; }
+    int rc = unpack_rows(m, impl, d, r0, n, c, cx);
+    if (rc == 0 && weights) dequantize(m, d, r0, n, c, weights);
+    if (!codes) free(c);
     return rc;
 }
 
 static int ct_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uint8_t *codes, float *weights, pc_ctx *cx)
 {
-    (void)in;
     const ct_mod *m = pm->priv;
-    uint8_t *c = codes ? codes : malloc((size_t)(pm->numel ? pm->numel : 1));
-    if (!c) { cx->oom = true; return -1; }
-    int rc = unpack_rows(m, impl, c, cx);
-    if (rc == 0 && weights) rc = dequantize(m, impl, c, weights, cx);
-    if (!codes) free(c);
+    void *state = NULL;
+    int rc = ct_decode_rows(in, pm, impl, &state, 0, m->E * m->N, codes, weights, cx);
+    dec_free(state);
     return rc;
 }
 
@@ -1033,4 +1090,4 @@ static const pc_part k_format_parts[] = {
     {".weight_shape", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_ct = {.parts = k_format_parts, .name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};
+const pc_format pc_format_ct = {.parts = k_format_parts, .name = "ct", .detect = ct_detect, .check = ct_check, .decode = ct_decode, .decode_rows = ct_decode_rows, .decode_rows_free = dec_free, .module_free = ct_module_free, .diag_params = ct_diag_params, .bench = pc_ct_bench};

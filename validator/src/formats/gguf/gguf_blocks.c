@@ -266,27 +266,60 @@ static void gq_check(pc_input *in, pc_ctx *cx)
     }
 }
 
+/* The read buffer of one module's decode, kept across unpack's slices (pc_format.decode_rows). */
+typedef struct gq_dec { uint8_t *buf; uint64_t chunk; } gq_dec;
+
+static void gq_dec_free(void *p)
+{
+    gq_dec *d = p;
+    if (d) free(d->buf);
+    free(d);
+}
+
+/* Blocks [b0, b0 + nb) into codes/weights (arrays of nb * blck, either may be NULL). */
+static int decode_blocks(const gq_module *g, pc_impl impl, gq_dec *d, uint64_t b0, uint64_t nb, uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    pc_block_fn decode = impl == PC_IMPL_REF ? g->ty->ref : g->ty->fast;
+    for (uint64_t b = 0; b < nb; b += d->chunk) {
+        size_t n = nb - b < d->chunk ? (size_t)(nb - b) : (size_t)d->chunk;
+        uint64_t at = b0 + b;
+        if (pc_tensor_read(g->t, at * g->bytes, d->buf, n * g->bytes)) {
+            pc_io_error(cx, "%s: cannot read tensor data at byte %llu", g->t->name, (unsigned long long)(g->t->offset + at * g->bytes));
+            return -1;
+        }
+        size_t o = (size_t)(b * g->blck);
+        decode(d->buf, n, codes ? codes + o : NULL, weights ? weights + o : NULL);
+    }
+    return 0;
+}
+
+/* Rows of K = ne[0] elements, a whole number of blocks each (check_geometry). */
+static int gq_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                          uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const gq_module *g = m->priv;
+    uint64_t K = m->shape[m->ndim - 1];
+    if (!K || K % g->blck) { pc_io_error(cx, "%s: rows of %llu elements are not whole blocks", g->t->name, (unsigned long long)K); return -1; }
+    gq_dec *d = *state;
+    if (!d) {
+        if (!(d = calloc(1, sizeof *d))) { cx->oom = true; return -1; }
+        *state = d;
+        d->chunk = GQ_CHUNK_BYTES / g->bytes; /* blocks per read */
+        if (!(d->buf = malloc((size_t)d->chunk * g->bytes))) { cx->oom = true; return -1; }
+    }
+    return decode_blocks(g, impl, d, r0 * (K / g->blck), n * (K / g->blck), codes, weights, cx);
+}
+
 static int gq_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8_t *codes, float *weights, pc_ctx *cx)
 {
     (void)in;
     const gq_module *g = m->priv;
-    pc_block_fn decode = impl == PC_IMPL_REF ? g->ty->ref : g->ty->fast;
-    uint64_t chunk = GQ_CHUNK_BYTES / g->bytes; /* blocks per read */
-    uint8_t *buf = malloc((size_t)chunk * g->bytes);
-    if (!buf) { cx->oom = true; return -1; }
-    uint64_t nblocks = g->t->numel / g->blck;
-    for (uint64_t b = 0; b < nblocks; b += chunk) {
-        size_t n = nblocks - b < chunk ? (size_t)(nblocks - b) : (size_t)chunk;
-        if (pc_tensor_read(g->t, b * g->bytes, buf, n * g->bytes)) {
-            pc_io_error(cx, "%s: cannot read tensor data at byte %llu", g->t->name, (unsigned long long)(g->t->offset + b * g->bytes));
-            free(buf);
-            return -1;
-        }
-        size_t at = (size_t)(b * g->blck);
-        decode(buf, n, codes ? codes + at : NULL, weights ? weights + at : NULL);
-    }
-    free(buf);
-    return 0;
+    gq_dec d = {NULL, GQ_CHUNK_BYTES / g->bytes};
+    if (!(d.buf = malloc((size_t)d.chunk * g->bytes))) { cx->oom = true; return -1; }
+    int rc = decode_blocks(g, impl, &d, 0, g->t->numel / g->blck, codes, weights, cx);
+    free(d.buf);
+    return rc;
 }
 
 
@@ -328,5 +361,5 @@ static const pc_part k_format_parts[] = {
     {NULL, 0},
 };
 const pc_format pc_format_gguf_blocks = {.parts = k_format_parts, 
-    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .module_free = free, .diag_params = gq_diag_params, .bench = pc_gguf_blocks_bench,
+    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .decode_rows = gq_decode_rows, .decode_rows_free = gq_dec_free, .module_free = free, .diag_params = gq_diag_params, .bench = pc_gguf_blocks_bench,
     .pair_detect = pc_gguf_pair_detect, .pair_map = pc_gguf_pair_map};
