@@ -164,6 +164,8 @@ const pc_tensor *pc_input_find_part(const pc_input *in, const char *prefix, cons
 /* The tensors whose names start with `prefix`: a contiguous run of in->tensors (sorted by name)
  * starting at *first; returns its length. */
 size_t pc_input_prefixed(const pc_input *in, const char *prefix, size_t *first);
+/* Whether two or more tensors start with prefix (one search, whatever their number). */
+bool pc_input_prefix_shared(const pc_input *in, const char *prefix);
 /* A string member of the quantization config that applies (in->qconfig), NULL when absent. */
 const char *pc_input_qconfig_str(const pc_input *in, const char *key);
 /* Read `len` bytes at `off` inside tensor t. Fails (returns -1, reports nothing) when out of

@@ -69,6 +69,12 @@ size_t pc_input_prefixed(const pc_input *in, const char *prefix, size_t *first)
     return n;
 }
 
+bool pc_input_prefix_shared(const pc_input *in, const char *prefix)
+{
+    size_t lp = strlen(prefix), i = lower_bound(in, prefix, lp, NULL);
+    return i + 1 < in->ntensors && !strncmp(in->tensors[i + 1].name, prefix, lp);
+}
+
 const char *pc_input_qconfig_str(const pc_input *in, const char *key)
 {
     const cJSON *v = in->qconfig ? cJSON_GetObjectItemCaseSensitive((const cJSON *)in->qconfig, key) : NULL;

@@ -13,6 +13,7 @@
 #include "formats/format.h"
 #include "accounting.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,18 @@
  * plain, whatever its dtype. */
 static bool explain_by_parts(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
-    size_t len = strlen(t->name);
+    size_t len = strlen(t->name), alone_len = SIZE_MAX;
     for (const pc_format *const *f = pc_formats; *f; f++)
         for (const pc_part *c = (*f)->parts; c && c->suffix; c++) {
             size_t sl = strlen(c->suffix);
             if (!(c->role & PC_PART_CODES) || !sl || sl >= len || strcmp(t->name + len - sl, c->suffix)) continue;
             char prefix[512];
-            if (len - sl >= sizeof prefix) continue;
+            if (len - sl >= sizeof prefix || len - sl == alone_len) continue;
             memcpy(prefix, t->name, len - sl);
             prefix[len - sl] = 0;
+            /* A tensor alone under its prefix has no companion: one search, not one per companion
+             * part of every format (a 150k-tensor header spent most of its time here). */
+            if (!pc_input_prefix_shared(in, prefix)) { alone_len = len - sl; continue; }
             for (const pc_part *m = (*f)->parts; m->suffix; m++) {
                 if (!(m->role & PC_PART_COMPANION) || !pc_input_find_part(in, prefix, m->suffix)) continue;
                 snprintf(e->scheme, sizeof e->scheme, "%s module (%s beside %s)", (*f)->name, c->suffix, m->suffix);

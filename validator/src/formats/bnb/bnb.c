@@ -58,9 +58,12 @@ static bool state_prefix(const char *name, char *m, size_t n, const char **type)
 
 static const pc_tensor *part(const pc_input *in, const char *m, const char *suffix)
 {
-    char name[PREFIX_MAX + 64];
-    snprintf(name, sizeof name, "%s.weight%s", m, suffix);
-    return pc_input_find(in, name);
+    char dotted[64];
+    size_t n = strlen(suffix);
+    if (n + sizeof ".weight" > sizeof dotted) return NULL;
+    memcpy(dotted, ".weight", 7);
+    memcpy(dotted + 7, suffix, n + 1);
+    return pc_input_find_part(in, m, dotted);
 }
 
 /* ---- config ---------------------------------------------------------------------------- */
