@@ -94,6 +94,45 @@ def make_nvfp4(path, rows, cols):
         f.write(r.uniform(2.0 ** -10, 8.0, rows * cols // 16).astype(np.float32).tobytes())
 
 
+def make_bnb4(path, rows, cols):
+    """bitsandbytes 4-bit: random packed bytes (every nibble is a code), f32 absmax per 64 elements."""
+    r = rng(6)
+    with open(path, "wb") as f:
+        f.write(r.integers(0, 256, rows * cols // 2, dtype=np.uint8).tobytes())
+        f.write(r.uniform(2.0 ** -8, 4.0, rows * cols // 64).astype(np.float32).tobytes())
+
+
+def make_mlx4(path, rows, cols):
+    """MLX affine 4-bit: random U32 words, f32 scales and biases of either sign per group of 64."""
+    r = rng(7)
+    g = rows * cols // 64
+    with open(path, "wb") as f:
+        f.write(r.integers(0, 1 << 32, rows * cols // 8, dtype=np.int64).astype(np.uint32).tobytes())
+        for _ in range(2):
+            f.write((r.uniform(2.0 ** -10, 1.0, g) * r.choice([-1, 1], g)).astype(np.float32).tobytes())
+
+
+def make_fp8(block):
+    """E4M3 bytes, random but never NaN (S.1111.111: its payload would make the identity check moot),
+    then f32 scales: a [ceil(rows/128), ceil(cols/128)] grid or one per row."""
+    def make(path, rows, cols):
+        r = rng(8)
+        w = r.integers(0, 256, rows * cols, dtype=np.uint8)
+        w[(w & 0x7F) == 0x7F] ^= 1
+        n = (rows + 127) // 128 * ((cols + 127) // 128) if block else rows
+        with open(path, "wb") as f:
+            f.write(w.tobytes())
+            f.write(r.uniform(2.0 ** -14, 2.0 ** -4, n).astype(np.float32).tobytes())
+    return make
+
+
+def make_ct_f32(path, rows, cols):
+    """compressed-tensors int4 group 128: ct-dense-4 words, then f32 scales [rows, cols/128]."""
+    make_words(4, False)(path, rows, cols)
+    with open(path, "ab") as f:
+        f.write(rng(9).uniform(2.0 ** -12, 2.0 ** -2, rows * cols // 128).astype(np.float32).tobytes())
+
+
 # task name -> (packcheck-peer-decode kernel, make_input, [(worker, peer), ...], output bytes per
 # element, shapes (None: all of SHAPES))
 DECODE = {
@@ -104,7 +143,17 @@ DECODE = {
     "nvfp4-f32": ("nvfp4-f32", make_nvfp4, [("py", "compressed-tensors-nvfp4")], 4, None),
     "ct-dense-3": ("ct-dense-3", make_words(3, False), [("py", "compressed-tensors")], 1, ["4096x4096"]),
     "ct-legacy-6": ("ct-legacy-6", make_words(6, True), [("py017", "compressed-tensors-0.17")], 1, ["4096x4096"]),
+    # whole f32 dequantization by each library's own path (not only the codes)
+    "ct-dense-4-f32": ("ct-dense-4-f32", make_ct_f32, [("py", "compressed-tensors-decompress")], 4, None),
+    "bnb-nf4-f32": ("bnb-nf4-f32", make_bnb4, [("py", "bitsandbytes-nf4")], 4, None),
+    "bnb-fp4-f32": ("bnb-fp4-f32", make_bnb4, [("py", "bitsandbytes-fp4")], 4, ["4096x4096"]),
+    "mlx-4-f32": ("mlx-4-f32", make_mlx4, [("py", "mlx")], 4, None),
+    "fp8-block-f32": ("fp8-block-f32", make_fp8(True), [("py", "transformers-fp8-block")], 4, None),
+    "fp8-channel-f32": ("fp8-channel-f32", make_fp8(False), [("py", "transformers-fp8-channel")], 4, ["4096x4096"]),
 }
+# Python peers of the "py" worker whose version the reports record
+PY_PEERS = ["gguf-py", "compressed-tensors", "autoawq", "compressed-tensors-nvfp4", "compressed-tensors-decompress",
+            "bitsandbytes-nf4", "bitsandbytes-fp4", "mlx", "transformers-fp8-block", "transformers-fp8-channel"]
 # The other GGUF block types packcheck decodes fast, against ggml's own to_float (dequantize_row_<type>);
 # block layouts (elements, bytes, fp16 scales, their offset) as formats/gguf_blocks_bench.c.
 for _t, _e, _b, _n, _at in (("q8_0", 32, 34, 1, 0), ("q4_k", 256, 144, 2, 0), ("q6_k", 256, 210, 1, 208),
@@ -212,7 +261,8 @@ def run_decode(args, workers, versions, ncpu):
     return tasks
 
 
-SINGLE_THREADED = {"gguf-py"}  # numpy element-wise code: one thread whatever the machine has
+# numpy element-wise code and mlx's CPU dequantize: one thread whatever the machine has
+SINGLE_THREADED = {"gguf-py", "mlx"}
 # packcheck decoding into one output buffer faulted in once outside the timing and reused: a figure
 # no loader gets (a loader allocates each tensor's result), reported beside the equal-footing row
 REUSED = "packcheck (reused buffer)"
@@ -603,7 +653,7 @@ def main():
                 "ggml to_float": os.environ.get("GGML_VERSION", "?"),
                 "openssl dgst -sha256": sh("openssl version"), "sha256sum": sh("sha256sum --version | head -1"),
                 "cat > /dev/null": sh("cat --version | head -1")}
-    for w, peers in (("py", ["gguf-py", "compressed-tensors", "autoawq", "compressed-tensors-nvfp4"]), ("py017", ["compressed-tensors-0.17"])):
+    for w, peers in (("py", PY_PEERS), ("py017", ["compressed-tensors-0.17"])):
         for p in peers:
             if w in workers:
                 v = workers[w].ask("version %s" % p)
