@@ -18,7 +18,8 @@ shared machine a preempted run would otherwise count as slow), all-threads rows 
 second for decode tasks, bytes of the checkpoint read per second for whole-checkpoint tasks.
 
 Adding a format: one DECODE entry (kernel name of packcheck-peer-decode, a make_input function,
-the peers as (worker, peer name) pairs) and, for a Python peer, one PEERS entry in py_worker.py.
+the peers as (worker, peer name) pairs) and, for a Python peer, one PEERS entry in py_worker.py and
+its name in PY_PEERS (the versions recorded); a NOTES entry says what each side runs.
 """
 import argparse
 import hashlib
@@ -151,6 +152,29 @@ DECODE = {
     "fp8-block-f32": ("fp8-block-f32", make_fp8(True), [("py", "transformers-fp8-block")], 4, None),
     "fp8-channel-f32": ("fp8-channel-f32", make_fp8(False), [("py", "transformers-fp8-channel")], 4, ["4096x4096"]),
 }
+# What each side of a whole-f32 row runs (both allocate a fresh f32 result inside the timing and read
+# the whole input file: packed weights and their f32 scales); the reports print it under the table.
+NOTES = {
+    "ct-dense-4-f32": "packcheck: the 4-bit stream unpack kernel, then the int4 affine dequant kernel of "
+                      "formats/quark/kernels.h with unsigned codes and zero point 8, i.e. f32(u - 8) * scale, one rounding "
+                      "(ct.c's own decode computes the same with a plain per-group loop, not this kernel); compressed-tensors: "
+                      "PackedQuantizationCompressor.decompress (unpack_from_int32 to int8, then its dequantize into a "
+                      "tensor of the scale's dtype, f32), symmetric int4, group 128",
+    "bnb-nf4-f32": "packcheck: the bnb4 unpack kernel, then the bnb4 dequant kernel (table[code] * absmax); bitsandbytes: "
+                   "functional.dequantize_4bit with a QuantState (blocksize 64, f32 absmax, dtype f32), its CPU backend's "
+                   "C kernel into a fresh torch.empty, OpenMP threads set to the row's thread count",
+    "bnb-fp4-f32": "as bnb-nf4-f32 with bitsandbytes' own FP4 table (code 8 is +0.0 in packcheck and in bitsandbytes' "
+                   "vectorised CPU kernel; its scalar CPU kernel, used without AVX-512, gives -0.0 and would differ)",
+    "mlx-4-f32": "packcheck: the 4-bit stream unpack kernel, then the MLX affine kernel in f32 (rT(rT(s * q) + b)); mlx: "
+                 "mlx.core.dequantize(w, scales, biases, group_size=64, bits=4) on the CPU device, evaluated inside the "
+                 "timing (mlx is lazy); mlx's CPU dequantize runs on one thread",
+    "fp8-block-f32": "packcheck: the FP8 dequant kernel with 128x128 blocks; transformers: "
+                     "integrations.finegrained_fp8.Fp8Dequantize._dequantize_one(weight, weight_scale_inv, f32), the "
+                     "load-time dequantization (dequantize=True), which converts the weight to f32 and multiplies by the "
+                     "broadcast scale grid (two f32 tensors of the output's size)",
+    "fp8-channel-f32": "as fp8-block-f32 with one scale per output row: packcheck's FP8 kernel with 1 x COLS blocks, "
+                       "transformers' Fp8Dequantize with a [rows, 1] scale grid",
+}
 # Python peers of the "py" worker whose version the reports record
 PY_PEERS = ["gguf-py", "compressed-tensors", "autoawq", "compressed-tensors-nvfp4", "compressed-tensors-decompress",
             "bitsandbytes-nf4", "bitsandbytes-fp4", "mlx", "transformers-fp8-block", "transformers-fp8-channel"]
@@ -255,8 +279,10 @@ def run_decode(args, workers, versions, ncpu):
                                          "gbps_wall": out_bytes / median(t) / 1e9,
                                          "min_max_gbps": [out_bytes / max(s) / 1e9, out_bytes / min(s) / 1e9]})
             os.unlink(inp)
-            tasks.append(finish_task("decode %s %s" % (tname, sname), rows_out, versions, status,
-                                     {"kind": "decode", "format": tname, "shape": sname, "output_bytes": out_bytes}))
+            extra = {"kind": "decode", "format": tname, "shape": sname, "output_bytes": out_bytes}
+            if tname in NOTES:
+                extra["note"] = NOTES[tname]
+            tasks.append(finish_task("decode %s %s" % (tname, sname), rows_out, versions, status, extra))
             print(summary_line(tasks[-1]), flush=True)
     return tasks
 
