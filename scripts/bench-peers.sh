@@ -1,12 +1,14 @@
 #!/bin/sh
-# The peers benchmark (issue 18): packcheck side by side with ggml, gguf-py, compressed-tensors,
-# AutoAWQ, openssl, sha256sum, cat and safetensors (py and crate) on the same inputs. Writes
+# The peers benchmark (issues 18, 29): packcheck side by side with ggml, gguf-py, compressed-tensors,
+# AutoAWQ, bitsandbytes, mlx (CPU), transformers' FP8 dequantization, openssl, sha256sum, cat and
+# safetensors (py and crate) on the same inputs. Writes
 # reports/bench-peers.{json,md,svg}. A benchmark, never run in CI; the peers live in their own
 # cached venvs and build folders (PEERS_CACHE, PEERS_VENV*), built once and reused.
 #   scripts/bench-peers.sh [bench_peers.py options, e.g. --reps 7 --skip scaling]
 # Environment:
 #   PEERS_CACHE     build folders (ggml, the safetensors crate, the ggml worker); /work/cache by default
-#   PEERS_VENV      venv with torch, compressed-tensors >= 0.18, gguf, safetensors, numpy, autoawq
+#   PEERS_VENV      venv with torch, compressed-tensors >= 0.18, transformers, gguf, safetensors, numpy,
+#                   autoawq, bitsandbytes (its CPU backend) and mlx (its CPU wheel)
 #   PEERS_VENV017   venv with compressed-tensors 0.17.1 (the ct-legacy layout's last release)
 #   PEERS_BASE_VENV an existing venv whose site-packages the two venvs may reuse (a .pth file)
 #                   instead of installing torch again (the generators' /work/venvs/ct)
@@ -43,13 +45,22 @@ mkvenv() { # dir, packages installed on top without dependencies
         "$BASE/bin/python" -c 'import site; print(site.getsitepackages()[0])' > "$("$dir/bin/python" -c 'import site; print(site.getsitepackages()[0])')/base.pth"
     else
         "$dir/bin/pip" install -q safetensors==0.8.0 gguf==0.19.0 numpy==2.4.6
-        "$dir/bin/pip" install -q torch==2.15.0 compressed-tensors==0.20.1 || return 1
+        "$dir/bin/pip" install -q torch==2.15.0 compressed-tensors==0.20.1 transformers==5.25.0 || return 1
     fi
     "$dir/bin/pip" install -q --no-deps "$@" || return 1
 }
 mkvenv "$VENV" autoawq==0.2.9 || true
 "$VENV/bin/python" -c 'import torch' 2>/dev/null ||
     LEFT_OUT="the torch peers (compressed-tensors, AutoAWQ, compressed-tensors NVFP4): torch could not be installed here;"
+# bitsandbytes' CPU backend and mlx's CPU wheel, each a peer of its own (installed once, pinned);
+# one that does not import afterwards is left out, with the reason, and its rows say so
+"$VENV/bin/python" -c 'import bitsandbytes' 2>/dev/null || "$VENV/bin/pip" install -q --no-deps bitsandbytes==0.50.2 || true
+"$VENV/bin/python" -c 'import mlx.core' 2>/dev/null || "$VENV/bin/pip" install -q "mlx[cpu]==0.32.4" || true
+for m in "bitsandbytes:bitsandbytes 0.50.2 (NF4/FP4)" "mlx.core:mlx 0.32.4 on CPU (affine 4-bit)" \
+         "transformers.integrations.finegrained_fp8:transformers' FP8 dequantization"; do
+    "$VENV/bin/python" -c "import ${m%%:*}" 2>/dev/null ||
+        LEFT_OUT="$LEFT_OUT ${m#*:}: it does not import here;"
+done
 PY017=""
 if "$VENV/bin/python" -c 'import torch' 2>/dev/null && mkvenv "$VENV017" compressed-tensors==0.17.1 psutil==7.2.2; then
     PY017="--py017 $VENV017/bin/python"

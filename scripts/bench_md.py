@@ -22,14 +22,14 @@ def ratio(k, key):
 
 
 def peers_by_kernel(peers):
-    """kernel name -> (packcheck 1t, ggml 1t, reused 1t, limit 1t) GB/s of the equal-footing decode rows."""
+    """kernel name -> (packcheck 1t, ggml 1t, reused 1t GB/s, ceiling 1t) of the equal-footing decode rows."""
     out = {}
     for t in (peers or {}).get("tasks", []):
         if t.get("kind") != "decode":
             continue
         g = next((p["gbps"] for p in t["peers"] if p["threads"] == 1 and p["name"].startswith("ggml")), None)
         reused = next((r["gbps"] for r in t.get("beside", []) if r["threads"] == 1 and r["footing"] == "reused-buffer"), None)
-        out[t["format"]] = (t.get("packcheck_gbps"), g, reused, t.get("limit_gbps_1t"))
+        out[t["format"]] = (t.get("packcheck_gbps"), g, reused, t.get("ceiling_1t"))
     return out
 
 
@@ -37,7 +37,7 @@ def table(L, doc, peers, dram):
     f = lambda x: "-" if x is None else "%.2f" % x  # noqa: E731
     head = "| kernel | fast GB/s | memcpy GB/s | fast / memcpy (min-max) | fast / oracle | target | meets |"
     if dram:
-        head += " ggml 1t GB/s, fresh result | packcheck 1t GB/s, fresh result | x ggml (fresh) | packcheck reused buffer 1t | first-touch limit 1t |"
+        head += " ggml 1t GB/s, fresh result | packcheck 1t GB/s, fresh result | x ggml (fresh) | packcheck reused buffer 1t | ceiling 1t |"
     L.append(head)
     L.append("|" + "---|" * (head.count("|") - 1))
     for k in doc["kernels"]:
@@ -49,8 +49,8 @@ def table(L, doc, peers, dram):
             ">= %.2f" % k["target_fast_vs_memcpy"] if k.get("target_fast_vs_memcpy") else "-",
             "yes" if k.get("meets_target") else "**no**")
         if dram:
-            pc, g, reused, lim = peers.get(k["name"], (None, None, None, None))
-            row += " %s | %s | %s | %s | %s |" % (f(g), f(pc), f(pc / g) if pc and g else "-", f(reused), f(lim))
+            pc, g, reused, ceil = peers.get(k["name"], (None, None, None, None))
+            row += " %s | %s | %s | %s | %s |" % (f(g), f(pc), f(pc / g) if pc and g else "-", f(reused), f(ceil))
         L.append(row)
 
 
@@ -89,8 +89,8 @@ def main():
             "every f32 kernel's output of 1 MiB or more streams (kernels/fast/nt.h). Load average at the start "
             "of this run: %s. The ggml columns come from `reports/bench-peers.json` (another run: "
             "4096x4096, a fresh result allocated inside each side's timing, CPU seconds, 1 thread), with "
-            "packcheck decoding into a reused buffer and the first-touch limit (allocate and memset the same "
-            "fresh result, no decode) beside." % dram["machine"].get("loadavg_at_start", "?"), ""]
+            "packcheck decoding into a reused buffer and the row's ceiling beside (the best ratio to the peer "
+            "that a decoder paying the fresh result's page faults can reach; bench-peers.md says how)." % dram["machine"].get("loadavg_at_start", "?"), ""]
         table(L, dram, peers, True)
     with open(os.path.join(rep, "bench.md"), "w") as fh:
         fh.write("\n".join(L) + "\n")

@@ -19,6 +19,9 @@ import time
 
 import numpy as np
 
+# Nothing here may reach a hub: bitsandbytes' import asks one for optional CPU gemm kernels
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 _torch = None
 
 
@@ -31,7 +34,7 @@ def torch():
 
 
 def bits_of(kernel):
-    return int(kernel.rsplit("-", 1)[1]) if kernel.startswith("ct-") else 4
+    return int(kernel.split("-")[2]) if kernel.startswith("ct-") else 4  # ct-LAYOUT-B[-f32]
 
 
 # Each peer: prep(raw, rows, cols, bits) -> args (untimed: the bytes as the array/tensor a loader
@@ -106,6 +109,95 @@ def awq_unpack(a, rows, cols, bits):
     return torch().bitwise_and(iw, (1 << bits) - 1)
 
 
+# bitsandbytes 4-bit (torch, CPU backend): bitsandbytes.functional.dequantize_4bit with a QuantState
+# as Linear4bit holds it (blocksize 64, f32 absmax, f32 result); its CPU kernel runs on OpenMP, whose
+# thread count is set to the request's (the system libgomp it links, not torch's own)
+def bnb_prep(raw, rows, cols, bits):
+    t = torch()
+    packed = t.from_numpy(np.frombuffer(raw, np.uint8, rows * cols // 2).reshape(rows * cols // 2, 1).copy())
+    absmax = t.from_numpy(np.frombuffer(raw, np.float32, rows * cols // 64, rows * cols // 2).copy())
+    return packed, absmax
+
+
+def bnb_call(quant_type):
+    def call(a, rows, cols, bits):
+        import bitsandbytes.functional as F
+        st = F.QuantState(absmax=a[1], shape=torch().Size([rows, cols]), blocksize=64, quant_type=quant_type,
+                          dtype=torch().float32)
+        return F.dequantize_4bit(a[0], st)
+    return call
+
+
+_gomp = None
+
+
+def bnb_threads(n):
+    global _gomp
+    if _gomp is None:
+        import ctypes
+        _gomp = ctypes.CDLL("libgomp.so.1")
+    _gomp.omp_set_num_threads(n)
+
+
+# MLX (mlx on CPU): mlx.core.dequantize(w, scales, biases, group_size=64, bits=4), evaluated inside the
+# timing (mlx is lazy); the inputs are evaluated mx.arrays before the clock starts
+def mlx_prep(raw, rows, cols, bits):
+    import mlx.core as mx
+    g = rows * cols // 64
+    w = mx.array(np.frombuffer(raw, np.uint32, rows * cols // 8).reshape(rows, cols // 8))
+    s = mx.array(np.frombuffer(raw, np.float32, g, rows * cols // 2).reshape(rows, cols // 64))
+    b = mx.array(np.frombuffer(raw, np.float32, g, rows * cols // 2 + 4 * g).reshape(rows, cols // 64))
+    mx.eval(w, s, b)
+    return w, s, b
+
+
+def mlx_call(a, rows, cols, bits):
+    import mlx.core as mx
+    r = mx.dequantize(a[0], a[1], a[2], group_size=64, bits=4)
+    mx.eval(r)
+    return r
+
+
+def mlx_out(res, bits):
+    return np.array(res, copy=False).astype(np.float32, copy=False).tobytes()
+
+
+# transformers FineGrainedFP8 (torch): the load-time dequantization (quantization_config dequantize=True),
+# transformers.integrations.finegrained_fp8.Fp8Dequantize._dequantize_one(weight, weight_scale_inv) with
+# an f32 result; the block comes from the scale grid: [rows/128, cols/128] or per channel [rows, 1]
+def fp8_prep(block):
+    def prep(raw, rows, cols, bits):
+        t = torch()
+        w = t.from_numpy(np.frombuffer(raw, np.uint8, rows * cols).reshape(rows, cols).copy()).view(t.float8_e4m3fn)
+        gr, gc = ((rows + 127) // 128, (cols + 127) // 128) if block else (rows, 1)
+        s = t.from_numpy(np.frombuffer(raw, np.float32, gr * gc, rows * cols).reshape(gr, gc).copy())
+        return w, s
+    return prep
+
+
+def fp8_call(a, rows, cols, bits):
+    from transformers.integrations.finegrained_fp8 import Fp8Dequantize
+    return Fp8Dequantize(None)._dequantize_one(a[0], a[1], output_dtype=torch().float32)
+
+
+# compressed-tensors pack-quantized, whole f32 weight: PackedQuantizationCompressor.decompress (unpack,
+# then its dequantize) on a module's state dict: weight_packed, f32 weight_scale [rows, cols/128],
+# weight_shape; scheme int4 symmetric, strategy group, group_size 128
+def ct_f32_prep(raw, rows, cols, bits):
+    t = torch()
+    words = t.from_numpy(np.frombuffer(raw, np.int32, rows * cols // 8).reshape(rows, cols // 8).copy())
+    s = t.from_numpy(np.frombuffer(raw, np.float32, rows * cols // 128, rows * cols // 2).reshape(rows, cols // 128).copy())
+    from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
+    scheme = QuantizationScheme(targets=["Linear"], weights=QuantizationArgs(
+        num_bits=4, type="int", symmetric=True, strategy="group", group_size=128))
+    return {"weight_packed": words, "weight_scale": s, "weight_shape": t.tensor([rows, cols])}, scheme
+
+
+def ct_f32_call(a, rows, cols, bits):
+    from compressed_tensors.compressors.pack_quantized.base import PackedQuantizationCompressor
+    return PackedQuantizationCompressor.decompress(a[0], a[1])["weight"]
+
+
 def torch_codes_out(res, bits):
     return res.to(torch().uint8).numpy().tobytes()
 
@@ -121,7 +213,14 @@ PEERS = {
     "compressed-tensors-0.17": (torch_i32, ct_unpack, ct_codes_out, "compressed-tensors"),  # run in the 0.17.1 venv
     "compressed-tensors-nvfp4": (nvfp4_prep, ct_nvfp4, f32_out, "compressed-tensors"),
     "autoawq": (awq_prep, awq_unpack, torch_codes_out, "autoawq"),
+    "bitsandbytes-nf4": (bnb_prep, bnb_call("nf4"), f32_out, "bitsandbytes"),
+    "bitsandbytes-fp4": (bnb_prep, bnb_call("fp4"), f32_out, "bitsandbytes"),
+    "mlx": (mlx_prep, mlx_call, mlx_out, "mlx"),
+    "transformers-fp8-block": (fp8_prep(True), fp8_call, f32_out, "transformers"),
+    "transformers-fp8-channel": (fp8_prep(False), fp8_call, f32_out, "transformers"),
+    "compressed-tensors-decompress": (ct_f32_prep, ct_f32_call, f32_out, "compressed-tensors"),
 }
+NO_TORCH = {"gguf", "mlx"}  # numpy / mlx only: no torch version to record, no torch threads to set
 
 
 def version(dist):
@@ -130,7 +229,12 @@ def version(dist):
         out = v(dist)
     except Exception:
         return "?"
-    if dist != "gguf":
+    if dist == "mlx":
+        try:
+            out += " (mlx-cpu %s)" % v("mlx-cpu")
+        except Exception:
+            pass
+    elif dist not in NO_TORCH:
         try:
             out += " (torch %s)" % v("torch")
         except Exception:
@@ -154,8 +258,10 @@ def main():
                 cache.clear()
                 with open(path, "rb") as fh:
                     cache[key] = prep(fh.read(), rows, cols, bits)
-            if peer != "gguf-py":
+            if PEERS[peer][3] not in NO_TORCH:
                 torch().set_num_threads(threads)
+            if peer.startswith("bitsandbytes"):
+                bnb_threads(threads)
             t0, c0 = time.perf_counter(), time.process_time()
             res = call(cache[key], rows, cols, bits)
             dt, dc = time.perf_counter() - t0, time.process_time() - c0
