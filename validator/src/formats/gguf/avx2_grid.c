@@ -375,4 +375,35 @@ AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         for (unsigned ib = 0; ib < 8; ib++) iq1_f32(q + 32 * ib, dl[2 * ib], dl[2 * ib + 1], delta + 4 * ib, w + 32 * ib);
     }
 }
+
+/* ---- Bench references (packcheck bench's fast_vs_bound, gguf_blocks_bench.c): per sub-block the
+ * same index work, data-dependent row loads and joining as the kernel above, and its one 32-byte
+ * store, without the sign bytes, the sign spreading and the negation. What a decoder that fetches
+ * one grid row per load can reach on this machine; the output is not the codes. ---- */
+#define ROWS_BOUND(type, bytes, ROWS)                                              \
+    AVX2_FN void pc_##type##_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out) \
+    {                                                                              \
+        for (size_t b = 0; b < nblocks; b++) {                                     \
+            const uint8_t *blk = src + (bytes) * b;                                \
+            uint8_t *q = out + 256 * b;                                            \
+            ROWS_PREP                                                              \
+            for (unsigned ib = 0; ib < 8; ib++) STORE32(q + 32 * ib, ROWS);        \
+        }                                                                          \
+    }
+#define ROWS_PREP
+ROWS_BOUND(iq2_xxs, 66, rows8h(PC_IQ2XXS_GRID, blk[2 + 8 * ib], blk[3 + 8 * ib], blk[4 + 8 * ib], blk[5 + 8 * ib]))
+ROWS_BOUND(iq2_xs, 74, rows8h(PC_IQ2XS_GRID, pc_le16_at(blk + 2 + 8 * ib) & 511u, pc_le16_at(blk + 4 + 8 * ib) & 511u,
+                              pc_le16_at(blk + 6 + 8 * ib) & 511u, pc_le16_at(blk + 8 + 8 * ib) & 511u))
+ROWS_BOUND(iq2_s, 82, rows8x(PC_IQ2S_GRID, _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) |
+                                               _pdep_u64(blk[66 + ib], 0x0300030003000300ull)))
+ROWS_BOUND(iq3_xxs, 98, rows4b(PC_IQ3XXS_GRID, blk + 2 + 8 * ib))
+ROWS_BOUND(iq1_s, 50, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) |
+                                                                _pdep_u64(pc_le16_at(blk + 34 + 2 * ib), 0x0700070007000700ull)))
+ROWS_BOUND(iq1_m, 56, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 4 * ib), LANES16) |
+                                                                (_pdep_u64(pc_le16_at(blk + 32 + 2 * ib), 0x0f000f000f000f00ull) & 0x0700070007000700ull)))
+#undef ROWS_PREP
+#define ROWS_PREP uint16_t off[64]; iq3s_offsets(blk, off);
+ROWS_BOUND(iq3_s, 110, rows4o(PC_IQ3S_GRID, off + 8 * ib))
+#undef ROWS_PREP
+#undef ROWS_BOUND
 #endif
