@@ -118,11 +118,10 @@ static inline AVX2_FN __m256i ksigns32(__m256i k)
  * sign bytes of groups 4i .. 4i + 3 (IQ2_XXS's aux1, IQ3_XXS's aux). */
 static inline AVX2_FN __m256i ksigns_aux(__m256i aux)
 {
-    const __m256i m = _mm256_set1_epi32(0x7f);
-    __m256i k = _mm256_and_si256(aux, m);
-    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(m, 8)));
-    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_slli_epi32(m, 16)));
-    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_slli_epi32(m, 24)));
+    /* byte l of aux << l holds bits 7l..7l + 7: words picked by vpblendw (immediate), bytes by masks */
+    __m256i u = _mm256_blend_epi16(aux, _mm256_slli_epi32(aux, 2), 0xAA); /* bytes 0, 2 in place */
+    __m256i v = _mm256_blend_epi16(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(aux, 3), 0xAA); /* bytes 1, 3 */
+    __m256i k = _mm256_or_si256(_mm256_and_si256(u, _mm256_set1_epi32(0x007f007f)), _mm256_and_si256(v, _mm256_set1_epi32(0x7f007f00)));
     return ksigns32(k);
 }
 
