@@ -1,13 +1,24 @@
 /* AVX2 decoders of the grid i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (oracle_grid.c
  * reads each struct literally; fast_grid.c is the portable path). Per sub-block of 32 codes:
- *   - the grid rows (four of 8 bytes, or eight of 4) fetched by broadcast loads at scalar indices and
- *     blended into one register. Measured on the dev machine (Zen 4 guest), this beat vpgatherdq /
- *     vpgatherdd (1.4x for IQ2_XXS codes) and vmovq / vpinsrq / vinserti128 (which compete with the
- *     sign spreading for the shuffle ports). Indices: the index bytes read directly (IQ2_XXS, IQ3_XXS,
- *     IQ2_XS masked), their high bits deposited with pdep (IQ2_S, IQ1_S, IQ1_M), or for IQ3_S's 64
- *     rows a per-block offset table built in 16-bit vector lanes (there cheaper than pdep or scalar
- *     bit picking; for IQ2_XS and IQ2_S such a table measured 0.8x and 0.9x, the loads following the
- *     vector store too closely);
+ *   - the grid rows (four of 8 bytes, or eight of 4) fetched by scalar-indexed loads and joined in one
+ *     register: 8-byte rows by vmovq + vmovhps into two halves and one vinserti128 (5 operations; four
+ *     broadcasts + three blends, 7, measured 1.05-1.08x slower on the IQ2 codes), 4-byte rows by
+ *     broadcasts + blends (vmovss + vinsertps costs 2 operations a row: GCC does not fold the load).
+ *     Measured on the dev machine (Zen 4 guest), these beat vpgatherdq / vpgatherdd (1.4x for IQ2_XXS
+ *     codes; 0.75x for IQ3_XXS). Indices: the index bytes read directly (IQ2_XXS, IQ3_XXS, IQ2_XS
+ *     masked), their high bits deposited with pdep (IQ2_S, IQ1_S, IQ1_M), or for IQ3_S's 64 rows a
+ *     per-block offset table built in 16-bit vector lanes (there cheaper than pdep or scalar bit
+ *     picking: pdep + ALU extraction measured 0.89x; for IQ2_XS and IQ2_S such a table measured 0.8x
+ *     and 0.9x, the loads following the vector store too closely). Loading IQ3_XXS's eight index bytes
+ *     as one u64 and taking them out with shifts (fewer loads, more ALU operations) measured 0.85x;
+ *   - what bounds the codes: not the load ports alone but operations issued (inferred, this guest has
+ *     no counters: trades of loads for ALU operations lost, trades saving operations won). At
+ *     L2 size (128 KiB, 2026-12-05, load 0.8-2) the codes run at 0.44-0.49x memcpy (IQ2, IQ1) and
+ *     0.22-0.29x (IQ3: eight rows per 32 codes), while the rows-only loops at the end of this file (the
+ *     same index work, row loads, joins and store, no signs) reach 0.45-0.56x and 0.24-0.28x: the
+ *     codes are 0.80x (IQ2_XXS), 0.89x (IQ2_XS) and 0.93-1.02x (the others) of that bound, which
+ *     `packcheck bench` reports beside memcpy as fast_vs_bound. Below 0.5x memcpy no sign trick helps;
+ *     only fewer row fetches per code would (a table of row pairs is 512 KiB for IQ3_XXS);
  *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
  *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
  *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
