@@ -203,6 +203,59 @@ static inline AVX2_FN void iq1m_scales(const uint8_t *blk, float dl[16], float d
 #define CODES_AT(codes, b, tmp) ((codes) ? (int8_t *)(codes) + 256 * (b) : (tmp))
 #define STORE32(q, v) _mm256_storeu_si256((__m256i *)(void *)(q), (v))
 
+/* 16 row indices (IQ2_S, IQ1_S, IQ1_M: low byte lo[g], high bits from the type's qh) as u16, built 8 at
+ * a time in 32-bit lanes: lane j of half h is lo[8h + j] | ((x[sel[j] + step * h] >> sh[j]) & mask),
+ * x holding the qh fields pre-shifted left by 8. The kernels build a block's 32 a block ahead and read
+ * them back two per 32-bit load: per 32 codes 2 loads and 2 ALU operations where two pdeps and the
+ * shifts taking four indices out of one word cost 11 operations. */
+static inline AVX2_FN void grid_indices16(const uint8_t *lo, __m256i x, __m256i sel, int step, __m256i sh, int mask,
+                                          uint16_t idx[16])
+{
+    __m256i v[2];
+    for (unsigned h = 0; h < 2; h++) {
+        __m256i s = _mm256_add_epi32(sel, _mm256_set1_epi32(step * (int)h));
+        __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(x, s), sh), _mm256_set1_epi32(mask));
+        v[h] = _mm256_or_si256(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(lo + 8 * h))), hi);
+    }
+    /* vpackusdw packs within 128-bit lanes: the permute puts the four quarters back in order */
+    STORE32(idx, _mm256_permute4x64_epi64(_mm256_packus_epi32(v[0], v[1]), 0xD8));
+}
+
+/* Four rows at the u16 indices idx[0..3] (two 32-bit loads). */
+static inline AVX2_FN __m256i rows8t(const uint8_t *grid, const uint16_t *idx)
+{
+    uint32_t w0 = pc_load_le32((const uint8_t *)idx), w1 = pc_load_le32((const uint8_t *)(idx + 2));
+    return rows8h(grid, w0 & 0xffffu, w0 >> 16, w1 & 0xffffu, w1 >> 16);
+}
+
+/* IQ2_S: bits 2l, 2l + 1 of qh[ib] (byte 66 + ib) are bits 8, 9 of group 4ib + l's index. */
+static inline AVX2_FN void iq2s_indices(const uint8_t *blk, uint16_t idx[32])
+{
+    __m256i x = _mm256_slli_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 66))), 8);
+    const __m256i sh = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    grid_indices16(blk + 2, x, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), 2, sh, 0x300, idx);
+    grid_indices16(blk + 18, x, _mm256_setr_epi32(4, 4, 4, 4, 5, 5, 5, 5), 2, sh, 0x300, idx + 16);
+}
+
+/* IQ1_S: bits 3l..3l + 2 of the LE u16 qh[ib] (byte 34 + 2ib) are bits 8..10 of group 4ib + l's. */
+static inline AVX2_FN void iq1s_indices(const uint8_t *blk, uint16_t idx[32])
+{
+    __m256i x = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34))), 8);
+    const __m256i sh = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+    grid_indices16(blk + 2, x, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), 2, sh, 0x700, idx);
+    grid_indices16(blk + 18, x, _mm256_setr_epi32(4, 4, 4, 4, 5, 5, 5, 5), 2, sh, 0x700, idx + 16);
+}
+
+/* IQ1_M: bits 0..2 of nibble g % 2 of qh[g / 2] (byte 32 + g / 2) are bits 8..10 of group g's. */
+static inline AVX2_FN void iq1m_indices(const uint8_t *blk, uint16_t idx[32])
+{
+    __m256i x = _mm256_slli_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 32))), 8);
+    __m256i y = _mm256_slli_epi32(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 40))), 8);
+    const __m256i sel = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3), sh = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4);
+    grid_indices16(blk, x, sel, 4, sh, 0x700, idx);           /* groups 0..15 from qh[0..7] */
+    grid_indices16(blk + 16, y, sel, 4, sh, 0x700, idx + 16); /* 16..31 from qh[8..15] */
+}
+
 /* ---- IQ2_XXS: fp16 d, then per sub-block ib the LE u32 pair (four row indices, aux1). ---- */
 AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
@@ -252,8 +305,11 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
  * bits 8, 9 of group 4ib + l's index), scales[8]. ---- */
 AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+    uint16_t idx[2][32];
+    if (nblocks) iq2s_indices(src, idx[0]);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 82 * b;
+        if (b + 1 < nblocks) iq2s_indices(blk + 82, idx[(b + 1) & 1]); /* a block ahead, as IQ1_S */
         float *w = weights ? weights + 256 * b : NULL;
         if (w && half_is_nan(blk)) { pc_iq2_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
@@ -261,8 +317,7 @@ AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         if (w) nibble_scales16(half_f32(blk), blk + 74, sc);
         const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
         for (unsigned ib = 0; ib < 8; ib++) {
-            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(blk[66 + ib], 0x0300030003000300ull);
-            __m256i r = rows8x(PC_IQ2S_GRID, x);
+            __m256i r = rows8t(PC_IQ2S_GRID, idx[b & 1] + 4 * ib);
             STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
         if (!w) continue;
@@ -336,24 +391,6 @@ AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
     }
 }
 
-/* IQ1_S: the block's 32 row indices, qs[g] | bits 3l..3l + 2 of qh[g / 4] << 8 (l = g % 4), built 8
- * at a time in 32-bit lanes and loaded back one by one: one load a row instead of two pdeps and the
- * shifts that take four indices out of their word. */
-static inline AVX2_FN void iq1s_indices(const uint8_t *blk, uint16_t idx[32])
-{
-    const __m256i x8 = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34))), 8);
-    const __m256i sh = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
-    __m256i v[4];
-    for (unsigned h = 0; h < 4; h++) {
-        __m256i sel = _mm256_add_epi32(_mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), _mm256_set1_epi32((int)(2 * h)));
-        __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(x8, sel), sh), _mm256_set1_epi32(0x700));
-        __m256i lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 2 + 8 * h)));
-        v[h] = _mm256_or_si256(lo, hi);
-    }
-    STORE32(idx, _mm256_permute4x64_epi64(_mm256_packus_epi32(v[0], v[1]), 0xD8));
-    STORE32(idx + 16, _mm256_permute4x64_epi64(_mm256_packus_epi32(v[2], v[3]), 0xD8));
-}
-
 /* ---- IQ1_S: fp16 d, qs[32], LE u16 qh[8]: bits 3l..3l + 2 are bits 8..10 of group 4ib + l's
  * index, bits 12..14 the scale s (dl = f32(d * (2 s + 1))), bit 15 the delta's sign. ---- */
 AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
@@ -376,9 +413,7 @@ AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
             _mm256_storeu_ps(dt, _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qh, 15), 31))));
         }
         for (unsigned ib = 0; ib < 8; ib++) {
-            const uint8_t *t = (const uint8_t *)idx[b & 1] + 8 * ib;
-            uint32_t w0 = pc_load_le32(t), w1 = pc_load_le32(t + 4);
-            STORE32(q + 32 * ib, rows8h((const uint8_t *)PC_IQ1S_GRID, w0 & 0xffffu, w0 >> 16, w1 & 0xffffu, w1 >> 16));
+            STORE32(q + 32 * ib, rows8t((const uint8_t *)PC_IQ1S_GRID, idx[b & 1] + 4 * ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) {
@@ -393,16 +428,17 @@ AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
  * nibbles). ---- */
 AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+    uint16_t idx[2][32];
+    if (nblocks) iq1m_indices(src, idx[0]);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 56 * b;
+        if (b + 1 < nblocks) iq1m_indices(blk + 56, idx[(b + 1) & 1]); /* a block ahead, as IQ1_S */
         float *w = weights ? weights + 256 * b : NULL;
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         float dl[16], delta[32];
         if (w) iq1m_scales(blk, dl, delta);
         for (unsigned ib = 0; ib < 8; ib++) {
-            /* qh[2ib] then qh[2ib + 1]: one nibble per group, its low three bits the index's 8..10 */
-            uint64_t hi = _pdep_u64(pc_le16_at(blk + 32 + 2 * ib), 0x0f000f000f000f00ull) & 0x0700070007000700ull;
-            STORE32(q + 32 * ib, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 4 * ib), LANES16) | hi));
+            STORE32(q + 32 * ib, rows8t((const uint8_t *)PC_IQ1S_GRID, idx[b & 1] + 4 * ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) iq1_f32(q + 32 * ib, dl[2 * ib], dl[2 * ib + 1], delta + 4 * ib, w + 32 * ib);
