@@ -53,12 +53,6 @@ static inline AVX2_FN __m256i rows8h(const uint8_t *grid, size_t i0, size_t i1, 
     return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
-/* Four 16-bit row indices, lane l of x (built with pdep from the index bytes and their high bits). */
-static inline AVX2_FN __m256i rows8x(const uint8_t *grid, uint64_t x)
-{
-    return rows8h(grid, (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (unsigned)(x >> 48));
-}
-#define LANES16 0x00ff00ff00ff00ffull /* pdep: four bytes to the low bytes of four 16-bit lanes */
 
 /* Eight 4-byte rows of `grid` at byte offsets OFF(0..7), by broadcast loads and blends as rows8 (the
  * blend masks must be immediates, so the chain is written out). */
@@ -463,16 +457,25 @@ AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
 ROWS_BOUND(iq2_xxs, 66, rows8h(PC_IQ2XXS_GRID, blk[2 + 8 * ib], blk[3 + 8 * ib], blk[4 + 8 * ib], blk[5 + 8 * ib]))
 ROWS_BOUND(iq2_xs, 74, rows8h(PC_IQ2XS_GRID, pc_le16_at(blk + 2 + 8 * ib) & 511u, pc_le16_at(blk + 4 + 8 * ib) & 511u,
                               pc_le16_at(blk + 6 + 8 * ib) & 511u, pc_le16_at(blk + 8 + 8 * ib) & 511u))
-ROWS_BOUND(iq2_s, 82, rows8x(PC_IQ2S_GRID, _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) |
-                                               _pdep_u64(blk[66 + ib], 0x0300030003000300ull)))
 ROWS_BOUND(iq3_xxs, 98, rows4b(PC_IQ3XXS_GRID, blk + 2 + 8 * ib))
-ROWS_BOUND(iq1_s, 50, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) |
-                                                                _pdep_u64(pc_le16_at(blk + 34 + 2 * ib), 0x0700070007000700ull)))
-ROWS_BOUND(iq1_m, 56, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 4 * ib), LANES16) |
-                                                                (_pdep_u64(pc_le16_at(blk + 32 + 2 * ib), 0x0f000f000f000f00ull) & 0x0700070007000700ull)))
 #undef ROWS_PREP
 #define ROWS_PREP uint16_t off[64]; iq3s_offsets(blk, off);
 ROWS_BOUND(iq3_s, 110, rows4o(PC_IQ3S_GRID, off + 8 * ib))
 #undef ROWS_PREP
 #undef ROWS_BOUND
+/* ... for the kernels that build a block's indices a block ahead (grid_indices16, rows8t). */
+#define ROWS_BOUND_AHEAD(type, bytes, INDICES, grid)                                                      \
+    AVX2_FN void pc_##type##_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out)            \
+    {                                                                                                     \
+        uint16_t idx[2][32];                                                                              \
+        if (nblocks) INDICES(src, idx[0]);                                                                \
+        for (size_t b = 0; b < nblocks; b++) {                                                            \
+            if (b + 1 < nblocks) INDICES(src + (bytes) * (b + 1), idx[(b + 1) & 1]);                      \
+            for (unsigned ib = 0; ib < 8; ib++) STORE32(out + 256 * b + 32 * ib, rows8t(grid, idx[b & 1] + 4 * ib)); \
+        }                                                                                                 \
+    }
+ROWS_BOUND_AHEAD(iq2_s, 82, iq2s_indices, PC_IQ2S_GRID)
+ROWS_BOUND_AHEAD(iq1_s, 50, iq1s_indices, (const uint8_t *)PC_IQ1S_GRID)
+ROWS_BOUND_AHEAD(iq1_m, 56, iq1m_indices, (const uint8_t *)PC_IQ1S_GRID)
+#undef ROWS_BOUND_AHEAD
 #endif
