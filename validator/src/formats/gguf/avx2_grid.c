@@ -251,7 +251,7 @@ static inline AVX2_FN void iq1m_indices(const uint8_t *blk, uint16_t idx[32])
 }
 
 /* ---- IQ2_XXS: fp16 d, then per sub-block ib the LE u32 pair (four row indices, aux1). ---- */
-AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq2_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 66 * b;
@@ -271,9 +271,14 @@ AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t 
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq2_xxs_body(src, nblocks, codes, weights);
+    else iq2_xxs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ2_XS: fp16 d, LE u16 qs[32] (9-bit row index, 7-bit ksigns index), scales[8]. ---- */
-AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq2_xs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 74 * b;
@@ -294,10 +299,15 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq2_xs_body(src, nblocks, codes, weights);
+    else iq2_xs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ2_S: fp16 d, qs[32] row index low bytes, signs[32], qh[8] (bits 2l, 2l + 1 of qh[ib] are
  * bits 8, 9 of group 4ib + l's index), scales[8]. ---- */
-AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq2_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     uint16_t idx[2][32];
     if (nblocks) iq2s_indices(src, idx[0]);
@@ -318,9 +328,14 @@ AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq2_s_body(src, nblocks, codes, weights);
+    else iq2_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ3_XXS: fp16 d, qs[64] (4-byte row r at qs[r]), LE u32 aux[8] (ksigns indices, scale). ---- */
-AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq3_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 98 * b;
@@ -338,6 +353,11 @@ AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t 
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
+}
+AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq3_xxs_body(src, nblocks, codes, weights);
+    else iq3_xxs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }
 
 /* IQ3_S: the byte offsets into iq3s_grid of the block's 64 rows, 4 (qs[r] | bit r % 8 of qh[r / 8] << 8),
@@ -357,7 +377,7 @@ static inline AVX2_FN void iq3s_offsets(const uint8_t *blk, uint16_t off[64])
 
 /* ---- IQ3_S: fp16 d, qs[64], qh[8] (bit r % 8 of qh[r / 8] is bit 8 of row r's index), signs[32],
  * scales[4] (nibble ib % 2 of scales[ib / 2]); db = f32(d * (1 + 2 s)). ---- */
-AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq3_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 110 * b;
@@ -384,10 +404,15 @@ AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq3_s_body(src, nblocks, codes, weights);
+    else iq3_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ1_S: fp16 d, qs[32], LE u16 qh[8]: bits 3l..3l + 2 are bits 8..10 of group 4ib + l's
  * index, bits 12..14 the scale s (dl = f32(d * (2 s + 1))), bit 15 the delta's sign. ---- */
-AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq1_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     uint16_t idx[2][32];
     if (nblocks) iq1s_indices(src, idx[0]);
@@ -416,11 +441,16 @@ AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         }
     }
 }
+AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq1_s_body(src, nblocks, codes, weights);
+    else iq1_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ1_M: qs[32], qh[16] (nibble g % 2 of qh[g / 2]: bits 0..2 are bits 8..10 of group g's
  * index, bit 3 the delta's sign), four LE u16 scale words (3-bit s per 16 elements, fp16 d in the top
  * nibbles). ---- */
-AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq1_m_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     uint16_t idx[2][32];
     if (nblocks) iq1m_indices(src, idx[0]);
@@ -437,6 +467,11 @@ AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) iq1_f32(q + 32 * ib, dl[2 * ib], dl[2 * ib + 1], delta + 4 * ib, w + 32 * ib);
     }
+}
+AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq1_m_body(src, nblocks, codes, weights);
+    else iq1_m_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }
 
 /* ---- Bench references (packcheck bench's fast_vs_bound, gguf_blocks_bench.c): per sub-block the
