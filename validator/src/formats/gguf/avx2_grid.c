@@ -5,20 +5,25 @@
  *     broadcasts + three blends, 7, measured 1.05-1.08x slower on the IQ2 codes), 4-byte rows by
  *     broadcasts + blends (vmovss + vinsertps costs 2 operations a row: GCC does not fold the load).
  *     Measured on the dev machine (Zen 4 guest), these beat vpgatherdq / vpgatherdd (1.4x for IQ2_XXS
- *     codes; 0.75x for IQ3_XXS). Indices: the index bytes read directly (IQ2_XXS, IQ3_XXS, IQ2_XS
- *     masked), their high bits deposited with pdep (IQ2_S, IQ1_S, IQ1_M), or for IQ3_S's 64 rows a
- *     per-block offset table built in 16-bit vector lanes (there cheaper than pdep or scalar bit
- *     picking: pdep + ALU extraction measured 0.89x; for IQ2_XS and IQ2_S such a table measured 0.8x
- *     and 0.9x, the loads following the vector store too closely). Loading IQ3_XXS's eight index bytes
- *     as one u64 and taking them out with shifts (fewer loads, more ALU operations) measured 0.85x;
- *   - what bounds the codes: not the load ports alone but operations issued (inferred, this guest has
- *     no counters: trades of loads for ALU operations lost, trades saving operations won). At
- *     L2 size (128 KiB, 2026-12-05, load 0.8-2) the codes run at 0.44-0.49x memcpy (IQ2, IQ1) and
- *     0.22-0.29x (IQ3: eight rows per 32 codes), while the rows-only loops at the end of this file (the
- *     same index work, row loads, joins and store, no signs) reach 0.45-0.56x and 0.24-0.28x: the
- *     codes are 0.80x (IQ2_XXS), 0.89x (IQ2_XS) and 0.93-1.02x (the others) of that bound, which
- *     `packcheck bench` reports beside memcpy as fast_vs_bound. Below 0.5x memcpy no sign trick helps;
- *     only fewer row fetches per code would (a table of row pairs is 512 KiB for IQ3_XXS);
+ *     codes; 0.75x for IQ3_XXS);
+ *   - the row indices: IQ2_XXS's bytes and IQ2_XS's masked u16 read directly (a u16 table measured
+ *     0.96x and 1.0x there, one u32 load with shifts 0.94x); for IQ2_S, IQ1_S, IQ1_M (index bytes +
+ *     high bits from qh) and IQ3_XXS, IQ3_S (64 rows: byte offsets) a u16 table built in vector lanes
+ *     one block AHEAD of its use, read back two per 32-bit load. Built in the same block, its loads
+ *     waited on the stores just made (store forwarding from a vector store: IQ3_S 1.00x, the earlier
+ *     IQ2_XS / IQ2_S tables 0.8-0.9x); a block ahead, IQ3_S went 1.21x, and two per load 1.36x
+ *     (pdep + shifts, the former IQ1 / IQ2_S way, cost 11 operations per four indices);
+ *   - codes without weights run a copy of each loop with weights == NULL propagated (*_body inlined
+ *     twice): the per-block tests of w cost 1.10-1.17x on the codes;
+ *   - what bounds the codes (no counters in this guest, so inferred from what won): operations issued
+ *     and memory operations, about 6 and 3 a cycle; 32-byte stores alone reach memcpy's speed here.
+ *     At L2 size (128 KiB, 2026-12-05, load 0.5-0.7, same run) the codes reach 0.50-0.51x memcpy for
+ *     IQ1_S, IQ1_M, IQ2_XS, 0.47-0.48x for IQ2_S, IQ2_XXS and 0.30x for IQ3 (eight rows per 32
+ *     codes); the rows-only loops at the end of this file (each kernel's index work, row loads, joins
+ *     and store, no signs) reach 0.51-0.56x and 0.34-0.35x, so the codes are 0.86-0.92x (IQ2, IQ3)
+ *     and 1.0x (IQ1, whose codes have no signs) of that bound: `packcheck bench` reports it beside
+ *     memcpy as fast_vs_bound. The sign work (vpshufb, and, cmpeq, xor, sub) is the rest; below the
+ *     bound only fewer row fetches per code would help (a table of row pairs is 512 KiB for IQ3_XXS);
  *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
  *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
  *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
