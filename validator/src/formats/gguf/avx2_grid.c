@@ -7,7 +7,7 @@
  *     Measured on the dev machine (Zen 4 guest), these beat vpgatherdq / vpgatherdd (1.4x for IQ2_XXS
  *     codes; 0.75x for IQ3_XXS);
  *   - the row indices: IQ2_XXS's bytes and IQ2_XS's masked u16 read directly (a u16 table measured
- *     0.96x and 1.0x there, one u32 load with shifts 0.94x); for IQ2_S, IQ1_S, IQ1_M (index bytes +
+ *     0.96x and 1.0x there, one u32 load with shifts 0.98x); for IQ2_S, IQ1_S, IQ1_M (index bytes +
  *     high bits from qh) and IQ3_XXS, IQ3_S (64 rows: byte offsets) a u16 table built in vector lanes
  *     one block AHEAD of its use, read back two per 32-bit load. Built in the same block, its loads
  *     waited on the stores just made (store forwarding from a vector store: IQ3_S 1.00x, the earlier
