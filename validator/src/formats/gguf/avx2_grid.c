@@ -17,13 +17,14 @@
  *     twice): the per-block tests of w cost 1.10-1.17x on the codes;
  *   - what bounds the codes (no counters in this guest, so inferred from what won): operations issued
  *     and memory operations, about 6 and 3 a cycle; 32-byte stores alone reach memcpy's speed here.
- *     At L2 size (128 KiB, 2026-12-05, load 0.5-0.7, same run) the codes reach 0.50-0.51x memcpy for
- *     IQ1_S, IQ1_M, IQ2_XS, 0.47-0.48x for IQ2_S, IQ2_XXS and 0.30x for IQ3 (eight rows per 32
+ *     At L2 size (128 KiB, 2026-12-05, load 1.2, same run) the codes reach 0.52-0.55x memcpy for
+ *     IQ2_S, IQ1_S, IQ1_M, 0.50x for IQ2_XS, 0.48x for IQ2_XXS and 0.30x for IQ3 (eight rows per 32
  *     codes); the rows-only loops at the end of this file (each kernel's index work, row loads, joins
- *     and store, no signs) reach 0.51-0.56x and 0.34-0.35x, so the codes are 0.86-0.92x (IQ2, IQ3)
- *     and 1.0x (IQ1, whose codes have no signs) of that bound: `packcheck bench` reports it beside
- *     memcpy as fast_vs_bound. The sign work (vpshufb, and, cmpeq, xor, sub) is the rest; below the
- *     bound only fewer row fetches per code would help (a table of row pairs is 512 KiB for IQ3_XXS);
+ *     and store, no signs) reach about 0.55x and 0.35x memcpy, so the IQ2 and IQ3 codes are
+ *     0.86-0.92x of that bound and IQ1 (whose codes have no signs) 1.0x: `packcheck bench` reports it
+ *     beside memcpy as fast_vs_bound. The sign work (vpshufb, and, cmpeq, xor, sub) is the rest;
+ *     below the bound only fewer row fetches per code would help (a table of row pairs is 512 KiB
+ *     for IQ3_XXS);
  *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
  *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
  *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
