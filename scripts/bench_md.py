@@ -36,6 +36,9 @@ def peers_by_kernel(peers):
 def table(L, doc, peers, dram):
     f = lambda x: "-" if x is None else "%.2f" % x  # noqa: E731
     head = "| kernel | fast GB/s | memcpy GB/s | fast / memcpy (min-max) | fast / oracle | target | meets |"
+    bounds = any("fast_vs_bound" in k for k in doc["kernels"])
+    if bounds:
+        head += " bound / memcpy (min-max) | fast / bound (min-max) |"
     if dram:
         head += " ggml 1t GB/s, fresh result | packcheck 1t GB/s, fresh result | x ggml (fresh) | packcheck reused buffer 1t | ceiling 1t |"
     L.append(head)
@@ -48,6 +51,8 @@ def table(L, doc, peers, dram):
             k["name"], k["fast_gbps"], k["memcpy_gbps"], ratio(k, "fast_vs_memcpy"), k["fast_vs_ref"],
             ">= %.2f" % k["target_fast_vs_memcpy"] if k.get("target_fast_vs_memcpy") else "-",
             "yes" if k.get("meets_target") else "**no**")
+        if bounds:
+            row += " %s | %s |" % (ratio(k, "bound_vs_memcpy"), ratio(k, "fast_vs_bound"))
         if dram:
             pc, g, reused, ceil = peers.get(k["name"], (None, None, None, None))
             row += " %s | %s | %s | %s | %s |" % (f(g), f(pc), f(pc / g) if pc and g else "-", f(reused), f(ceil))
@@ -71,6 +76,12 @@ def main():
     me = l2["method"]
     L += ["## L2-resident (%d bytes of output per call; %d samples of %g ms, fastest of %d bursts each)" % (
         me["out_bytes"], me["samples"], me["sample_sec"] * 1e3, me.get("bursts", 1)), ""]
+    if any("fast_vs_bound" in k for k in l2["kernels"]):
+        L += ["The bound columns: where a format declares one, a reference loop with the kernel's data-dependent "
+              "loads and output stores per output byte and none of its arithmetic (`method.bound` in bench.json; "
+              "for the grid i-quants the grid-row loads, see validator/src/formats/gguf/avx2_grid.c), timed in the "
+              "same alternation. bound / memcpy is what those loads allow on this machine, fast / bound how close "
+              "the kernel comes to it.", ""]
     table(L, l2, peers, False)
     s = l2.get("sha256")
     if s and "gbps" in s:
@@ -78,7 +89,8 @@ def main():
             s["block_bytes"], s["gbps"], s["vs_openssl_speed"], s["vs_openssl_speed_min"], s["vs_openssl_speed_max"],
             s["openssl_speed_gbps"], s["target_vs_openssl_speed"])]
     ks = [k for k in l2["kernels"] if "fast_vs_memcpy" in k]
-    below = [k["name"] for k in ks if k["fast_vs_memcpy"] < 0.5]
+    below = ["%s (%.2fx of its bound)" % (k["name"], k["fast_vs_bound"]) if "fast_vs_bound" in k else k["name"]
+             for k in ks if k["fast_vs_memcpy"] < 0.5]
     L += ["", "%d of %d entries meet their target; below 0.5x memcpy: %s." % (
         l2["summary"]["meet_target"], l2["summary"]["entries"], ", ".join(below) or "none")]
     if dram:

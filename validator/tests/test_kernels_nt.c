@@ -129,6 +129,14 @@ static void check_gguf(void)
             T->fast(guarded(in, 2 * T->bytes), 2, NULL, small);
             CHECK(pc_nt_taken() == before && !memcmp(small, want, 2 * T->elems * sizeof(float)), "%s [%s]: two blocks",
                   T->name, pc_kernels_name());
+            /* codes only, 1..5 blocks ending at the guard page: the grid kernels build the next block's
+             * row indices a block ahead, and their codes-only copies must stop at the last block */
+            for (size_t k = 1; k <= 5; k++) {
+                memset(gc, 0x5a, n);
+                T->fast(guarded(in, k * T->bytes), k, gc, NULL);
+                CHECK(!memcmp(gc, wc, k * T->elems) && gc[k * T->elems] == 0x5a, "%s [%s]: codes only, %zu blocks",
+                      T->name, pc_kernels_name(), k);
+            }
         }
         pc_kernels_reset();
         free(in); free(wc); free(gc); free(want);

@@ -118,6 +118,15 @@ typedef struct pc_bench_entry {
     size_t unit;                                 /* count is a multiple of this (0: 1) */
     void (*fill)(uint8_t *src, size_t n);        /* shape random input bytes (finite scales); NULL: as is */
 } pc_bench_entry;
+/* A physical reference for one bench entry (pc_format.bench_bounds): the same data-dependent loads and
+ * output stores per output byte as the entry's fast kernel, without its arithmetic. bench times it
+ * beside memcpy and reports fast_vs_bound, so that a kernel far below memcpy shows how far it is from
+ * what its loads alone allow. */
+typedef struct pc_bench_bound {
+    const char *entry;                           /* the pc_bench_entry's name; NULL ends a table */
+    bool (*run)(const pc_bench_case *c);         /* false (nothing written): cannot run here (build, CPU, kernel set) */
+    const char *what;                            /* one line for the report */
+} pc_bench_bound;
 
 /* Where one target module or tensor of a converted pair comes from (pc_format.pair_map). Target
  * row r (the logical view's second-to-last axis: [E, R, K] or [R, K]) is source row
@@ -186,6 +195,8 @@ typedef struct pc_format {
     /* Optional, for `packcheck bench`: this format's kernels, a table ended by an entry with a NULL
      * name (formats/<name>_bench.c). */
     const pc_bench_entry *bench;
+    /* Optional: physical references for some of those entries, a table ended by a NULL entry. */
+    const pc_bench_bound *bench_bounds;
 } pc_format;
 
 extern const pc_format *const pc_formats[]; /* NULL-terminated, see formats/formats.c */

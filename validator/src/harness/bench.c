@@ -1,7 +1,9 @@
 /* packcheck bench: see bench.h. Method (PERFORMANCE.md 6): verify each fast kernel against its
  * oracle first; spin ~0.5 s so the clock has ramped up; calibrate each contender's repetitions to
  * one sample length; then alternate memcpy, fast and oracle samples (rotating which goes first) and
- * report medians of the per-sample GB/s and of the per-sample ratios, with their min and max.
+ * report medians of the per-sample GB/s and of the per-sample ratios, with their min and max. An entry
+ * whose format declares a bound (pc_format.bench_bounds: the kernel's loads and stores without its
+ * arithmetic) has it as a fourth contender: fast_vs_bound, bound_vs_memcpy.
  * GB = 1e9 bytes of output: one byte per code, four per f32 value. */
 #include "bench.h"
 
@@ -83,6 +85,8 @@ static void call_memcpy(void *a) { copy_arg *c = a; g_memcpy(c->dst, c->src, c->
 
 typedef struct kernel_arg { const pc_bench_entry *e; pc_bench_case c; pc_impl impl; } kernel_arg;
 static void call_kernel(void *a) { kernel_arg *k = a; k->e->run(&k->c, k->impl); }
+typedef struct bound_arg { const pc_bench_bound *bd; pc_bench_case c; } bound_arg;
+static void call_bound(void *a) { bound_arg *k = a; (void)k->bd->run(&k->c); }
 
 static double time_reps(const contender *c)
 {
@@ -145,7 +149,16 @@ static void add_stat(cJSON *o, const char *key, stat3 s, bool minmax)
  * One kernel entry
  * --------------------------------------------------------------------------------------------- */
 
-static cJSON *bench_entry_run(const pc_bench_entry *e, const pc_bench_opts *o, int *mismatch)
+/* The contenders of one entry: memcpy, fast, oracle, and the entry's bound when it has one. */
+enum { C_MEMCPY, C_FAST, C_REF, C_BOUND, C_MAX };
+
+static void add_ratio(cJSON *j, const char *key, double *const g[], int num, int den, double *r, int n)
+{
+    for (int s = 0; s < n; s++) r[s] = g[den][s] > 0 ? g[num][s] / g[den][s] : 0;
+    add_stat(j, key, stats(r, n), true);
+}
+
+static cJSON *bench_entry_run(const pc_bench_entry *e, const pc_bench_bound *bd, const pc_bench_opts *o, int *mismatch)
 {
     cJSON *j = cJSON_CreateObject();
     size_t count = o->out_bytes / e->out_elem;
@@ -154,18 +167,20 @@ static cJSON *bench_entry_run(const pc_bench_entry *e, const pc_bench_opts *o, i
     size_t in_bytes = e->in_size(e->b, count);
     uint8_t *src = alloc64(in_bytes), *of = alloc64(out_bytes),
             *orf = alloc64(out_bytes), *ms = alloc64(out_bytes),
-            *md = alloc64(out_bytes);
+            *md = alloc64(out_bytes), *ob = alloc64(out_bytes);
+    double *g[C_MAX] = {0}, *r = NULL;
     cJSON_AddStringToObject(j, "name", e->name);
     cJSON_AddStringToObject(j, "layout", e->layout);
     cJSON_AddNumberToObject(j, "bits", e->b);
     cJSON_AddNumberToObject(j, "in_bytes", (double)in_bytes);
     cJSON_AddNumberToObject(j, "out_bytes", (double)out_bytes);
-    if (!src || !of || !orf || !ms || !md) { cJSON_AddStringToObject(j, "error", "out of memory"); goto out; }
+    if (!src || !of || !orf || !ms || !md || !ob) { cJSON_AddStringToObject(j, "error", "out of memory"); goto out; }
     fill_random(src, in_bytes);
     if (e->fill) e->fill(src, in_bytes);
     fill_random(ms, out_bytes);
     kernel_arg kf = {e, {src, in_bytes, count, e->b, of}, PC_IMPL_FAST};
     kernel_arg kr = {e, {src, in_bytes, count, e->b, orf}, PC_IMPL_REF};
+    bound_arg kb = {bd, {src, in_bytes, count, e->b, ob}};
     call_kernel(&kf);
     call_kernel(&kr);
     if (memcmp(of, orf, out_bytes)) {
@@ -173,34 +188,46 @@ static cJSON *bench_entry_run(const pc_bench_entry *e, const pc_bench_opts *o, i
         ++*mismatch;
         goto out;
     }
+    int k = bd && bd->run(&kb.c) ? C_MAX : C_BOUND; /* a bound that cannot run here is left out */
     copy_arg ca = {md, ms, out_bytes};
-    contender cs[3] = {{call_memcpy, &ca, (double)out_bytes, 0}, {call_kernel, &kf, (double)out_bytes, 0},
-                       {call_kernel, &kr, (double)out_bytes, 0}};
-    for (int k = 0; k < 3; k++) calibrate(&cs[k], o->sample_sec / o->bursts);
-    double *g[3], *rm = calloc((size_t)o->samples, sizeof *rm), *rr = calloc((size_t)o->samples, sizeof *rr);
-    for (int k = 0; k < 3; k++) g[k] = calloc((size_t)o->samples, sizeof *g[k]);
-    if (!g[0] || !g[1] || !g[2] || !rm || !rr) { cJSON_AddStringToObject(j, "error", "out of memory"); goto free_samples; }
-    alternate(cs, 3, o->samples, o->bursts, g);
-    for (int s = 0; s < o->samples; s++) {
-        rm[s] = g[0][s] > 0 ? g[1][s] / g[0][s] : 0;
-        rr[s] = g[2][s] > 0 ? g[1][s] / g[2][s] : 0;
+    contender cs[C_MAX] = {{call_memcpy, &ca, (double)out_bytes, 0}, {call_kernel, &kf, (double)out_bytes, 0},
+                           {call_kernel, &kr, (double)out_bytes, 0}, {call_bound, &kb, (double)out_bytes, 0}};
+    for (int c = 0; c < k; c++) calibrate(&cs[c], o->sample_sec / o->bursts);
+    r = calloc((size_t)o->samples, sizeof *r);
+    for (int c = 0; c < k; c++) g[c] = calloc((size_t)o->samples, sizeof *g[c]);
+    for (int c = 0; c < k; c++)
+        if (!g[c]) r = (free(r), NULL);
+    if (!r) { cJSON_AddStringToObject(j, "error", "out of memory"); goto out; }
+    alternate(cs, k, o->samples, o->bursts, g);
+    add_stat(j, "fast_gbps", stats(g[C_FAST], o->samples), false);
+    add_stat(j, "ref_gbps", stats(g[C_REF], o->samples), false);
+    add_stat(j, "memcpy_gbps", stats(g[C_MEMCPY], o->samples), false);
+    add_ratio(j, "fast_vs_memcpy", g, C_FAST, C_MEMCPY, r, o->samples);
+    double fm = cJSON_GetObjectItem(j, "fast_vs_memcpy")->valuedouble;
+    add_ratio(j, "fast_vs_ref", g, C_FAST, C_REF, r, o->samples);
+    double fr = cJSON_GetObjectItem(j, "fast_vs_ref")->valuedouble;
+    if (k == C_MAX) {
+        cJSON_AddStringToObject(j, "bound", bd->what);
+        add_stat(j, "bound_gbps", stats(g[C_BOUND], o->samples), false);
+        add_ratio(j, "bound_vs_memcpy", g, C_BOUND, C_MEMCPY, r, o->samples);
+        add_ratio(j, "fast_vs_bound", g, C_FAST, C_BOUND, r, o->samples);
     }
-    stat3 fm = stats(rm, o->samples), fr = stats(rr, o->samples);
-    add_stat(j, "fast_gbps", stats(g[1], o->samples), false);
-    add_stat(j, "ref_gbps", stats(g[2], o->samples), false);
-    add_stat(j, "memcpy_gbps", stats(g[0], o->samples), false);
-    add_stat(j, "fast_vs_memcpy", fm, true);
-    add_stat(j, "fast_vs_ref", fr, true);
     cJSON_AddNumberToObject(j, "target_fast_vs_memcpy", e->target_memcpy);
     if (e->target_ref > 0) cJSON_AddNumberToObject(j, "target_fast_vs_ref", e->target_ref);
-    cJSON_AddBoolToObject(j, "meets_target", fm.med >= e->target_memcpy && (e->target_ref <= 0 || fr.med >= e->target_ref));
-free_samples:
-    for (int k = 0; k < 3; k++) free(g[k]);
-    free(rm);
-    free(rr);
+    cJSON_AddBoolToObject(j, "meets_target", fm >= e->target_memcpy && (e->target_ref <= 0 || fr >= e->target_ref));
 out:
-    free(src); free(of); free(orf); free(ms); free(md);
+    for (int c = 0; c < C_MAX; c++) free(g[c]);
+    free(r);
+    free(src); free(of); free(orf); free(ms); free(md); free(ob);
     return j;
+}
+
+/* The bound a format declares for entry e (NULL: none). */
+static const pc_bench_bound *bound_of(const pc_format *f, const pc_bench_entry *e)
+{
+    for (const pc_bench_bound *b = f->bench_bounds; b && b->entry; b++)
+        if (!strcmp(b->entry, e->name)) return b;
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -334,6 +361,11 @@ static void print_entry(FILE *f, const pc_bench_entry *e, const cJSON *j)
                 e->name, cJSON_GetObjectItem(j, "fast_gbps")->valuedouble, cJSON_GetObjectItem(j, "ref_gbps")->valuedouble,
                 cJSON_GetObjectItem(j, "memcpy_gbps")->valuedouble, cJSON_GetObjectItem(j, "fast_vs_memcpy")->valuedouble,
                 cJSON_GetObjectItem(j, "fast_vs_ref")->valuedouble);
+    const cJSON *fb = cJSON_GetObjectItem(j, "fast_vs_bound");
+    if (fb)
+        fprintf(f, "%-14s   row-load bound %7.2f GB/s  bound/memcpy %5.2f  fast/bound %5.2f\n", "",
+                cJSON_GetObjectItem(j, "bound_gbps")->valuedouble, cJSON_GetObjectItem(j, "bound_vs_memcpy")->valuedouble,
+                fb->valuedouble);
     fflush(f);
 }
 
@@ -365,7 +397,11 @@ cJSON *pc_bench_run(const pc_bench_opts *o, int *mismatch)
     cJSON_AddNumberToObject(method, "warmup_sec", o->warmup_sec);
     cJSON_AddNumberToObject(method, "out_bytes", (double)o->out_bytes);
     cJSON_AddStringToObject(method, "statistic",
-                            "median over alternated samples (memcpy, fast, oracle; rotating order); ratios are medians of per-sample ratios");
+                            "median over alternated samples (memcpy, fast, oracle, and the entry's bound where it has one; rotating order); ratios are medians of per-sample ratios");
+    cJSON_AddStringToObject(method, "bound",
+                            "where a format declares one (pc_format.bench_bounds): a reference loop with the fast kernel's data-dependent loads "
+                            "and output stores per output byte but none of its arithmetic, timed in the same alternation; bound_vs_memcpy says "
+                            "what those loads allow on this machine, fast_vs_bound how close the kernel comes to it");
     /* Clock warm-up: the first ~0.5 s of a process runs at a lower frequency. */
     {
         size_t n = 1 << 20;
@@ -382,7 +418,7 @@ cJSON *pc_bench_run(const pc_bench_opts *o, int *mismatch)
     for (const pc_format *const *f = pc_formats; *f; f++)
         for (const pc_bench_entry *e = (*f)->bench; e && e->name; e++) {
             if (o->only && !strstr(e->name, o->only)) continue;
-            cJSON *j = bench_entry_run(e, o, mismatch);
+            cJSON *j = bench_entry_run(e, bound_of(*f, e), o, mismatch);
             cJSON_AddItemToArray(ks, j);
             if (o->progress) print_entry(o->progress, e, j);
         }

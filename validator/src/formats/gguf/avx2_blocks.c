@@ -310,6 +310,15 @@ AVX2_FN void pc_q5_1_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *co
  * nibble order; w = f32(d * (ls - 32)) * kvalues_iq4nl[q] ---- */
 AVX2_FN void pc_iq4_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+    if (!weights) {
+        /* codes only: a branch-free unrolled loop. The general loop's per-sub-block tests (codes? f32?)
+         * made this case swing between 0.46x and 0.82x memcpy with code placement alone. */
+        for (size_t b = 0; b < nblocks && codes; b++)
+#pragma GCC unroll 8
+            for (unsigned j = 0; j < 8; j++)
+                _mm256_storeu_si256((__m256i *)(codes + 256 * b + 32 * j), nibbles16(src + 136 * b + 8 + 16 * j));
+        return;
+    }
     const __m256i tab = iq4nl_table();
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 136 * b;

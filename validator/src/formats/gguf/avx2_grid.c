@@ -1,13 +1,30 @@
 /* AVX2 decoders of the grid i-quants IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (oracle_grid.c
  * reads each struct literally; fast_grid.c is the portable path). Per sub-block of 32 codes:
- *   - the grid rows (four of 8 bytes, or eight of 4) fetched by broadcast loads at scalar indices and
- *     blended into one register. Measured on the dev machine (Zen 4 guest), this beat vpgatherdq /
- *     vpgatherdd (1.4x for IQ2_XXS codes) and vmovq / vpinsrq / vinserti128 (which compete with the
- *     sign spreading for the shuffle ports). Indices: the index bytes read directly (IQ2_XXS, IQ3_XXS,
- *     IQ2_XS masked), their high bits deposited with pdep (IQ2_S, IQ1_S, IQ1_M), or for IQ3_S's 64
- *     rows a per-block offset table built in 16-bit vector lanes (there cheaper than pdep or scalar
- *     bit picking; for IQ2_XS and IQ2_S such a table measured 0.8x and 0.9x, the loads following the
- *     vector store too closely);
+ *   - the grid rows (four of 8 bytes, or eight of 4) fetched by scalar-indexed loads and joined in one
+ *     register: 8-byte rows by vmovq + vmovhps into two halves and one vinserti128 (5 operations; four
+ *     broadcasts + three blends, 7, measured 1.05-1.08x slower on the IQ2 codes), 4-byte rows by
+ *     broadcasts + blends (vmovss + vinsertps costs 2 operations a row: GCC does not fold the load).
+ *     Measured on the dev machine (Zen 4 guest), these beat vpgatherdq / vpgatherdd (1.4x for IQ2_XXS
+ *     codes; 0.75x for IQ3_XXS);
+ *   - the row indices: IQ2_XXS's bytes and IQ2_XS's masked u16 read directly (a u16 table measured
+ *     0.96x and 1.0x there, one u32 load with shifts 0.98x); for IQ2_S, IQ1_S, IQ1_M (index bytes +
+ *     high bits from qh) and IQ3_XXS, IQ3_S (64 rows: byte offsets) a u16 table built in vector lanes
+ *     one block AHEAD of its use, read back two per 32-bit load. Built in the same block, its loads
+ *     waited on the stores just made (store forwarding from a vector store: IQ3_S 1.00x, the earlier
+ *     IQ2_XS / IQ2_S tables 0.8-0.9x); a block ahead, IQ3_S went 1.21x, and two per load 1.36x
+ *     (pdep + shifts, the former IQ1 / IQ2_S way, cost 11 operations per four indices);
+ *   - codes without weights run a copy of each loop with weights == NULL propagated (*_body inlined
+ *     twice): the per-block tests of w cost 1.10-1.17x on the codes;
+ *   - what bounds the codes (no counters in this guest, so inferred from what won): operations issued
+ *     and memory operations, about 6 and 3 a cycle; 32-byte stores alone reach memcpy's speed here.
+ *     At L2 size (128 KiB, 2026-12-05, load 1.2, same run) the codes reach 0.52-0.55x memcpy for
+ *     IQ2_S, IQ1_S, IQ1_M, 0.50x for IQ2_XS, 0.48x for IQ2_XXS and 0.30x for IQ3 (eight rows per 32
+ *     codes); the rows-only loops at the end of this file (each kernel's index work, row loads, joins
+ *     and store, no signs) reach about 0.55x and 0.35x memcpy, so the IQ2 and IQ3 codes are
+ *     0.86-0.92x of that bound and IQ1 (whose codes have no signs) 1.0x: `packcheck bench` reports it
+ *     beside memcpy as fast_vs_bound. The sign work (vpshufb, and, cmpeq, xor, sub) is the rest;
+ *     below the bound only fewer row fetches per code would help (a table of row pairs is 512 KiB
+ *     for IQ3_XXS);
  *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
  *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
  *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
@@ -26,26 +43,25 @@
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"
 
-/* 8 (4) bytes at p in every 64-bit (32-bit) lane: vbroadcastsd / vbroadcastss, a load-port operation. */
-static inline AVX2_FN __m256i bcast8(const uint8_t *p) { return _mm256_castpd_si256(_mm256_broadcast_sd((const double *)(const void *)p)); }
+/* Eight bytes at any alignment (x86: little-endian). */
+static inline uint64_t load_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* 4 bytes at p in every 32-bit lane: vbroadcastss, a load-port operation. */
 static inline AVX2_FN __m256i bcast4(const uint8_t *p) { return _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *)p)); }
 
-/* Four 8-byte rows of `grid` at indices i0..i3 (x86 is little-endian: row bytes in element order).
- * Each row is a broadcast load (load ports only) and the four are blended: no shuffle uops, which the
- * sign spreading needs (vpinsrq / vinserti128 would compete for them). */
-static inline AVX2_FN __m256i rows8(const uint8_t *grid, size_t i0, size_t i1, size_t i2, size_t i3) /* size_t: scaled addressing */
+/* Four 8-byte rows of `grid` at indices i0..i3 (x86 is little-endian: row bytes in element order),
+ * loaded into two halves (vmovq, vmovhps from memory) joined by one vinserti128: five operations where
+ * four broadcasts and three blends took seven (1.05-1.08x on the IQ2 codes; these loops are bound by
+ * operations issued, see the header). */
+static inline AVX2_FN __m256i rows8h(const uint8_t *grid, size_t i0, size_t i1, size_t i2, size_t i3)
 {
-    __m256i r = _mm256_blend_epi32(bcast8(grid + 8 * i0), bcast8(grid + 8 * i1), 0x0C);
-    r = _mm256_blend_epi32(r, bcast8(grid + 8 * i2), 0x30);
-    return _mm256_blend_epi32(r, bcast8(grid + 8 * i3), 0xC0);
+    __m128i lo = _mm_loadl_epi64((const __m128i *)(const void *)(grid + 8 * i0));
+    __m128i hi = _mm_loadl_epi64((const __m128i *)(const void *)(grid + 8 * i2));
+    lo = _mm_castps_si128(_mm_loadh_pi(_mm_castsi128_ps(lo), (const __m64 *)(const void *)(grid + 8 * i1)));
+    hi = _mm_castps_si128(_mm_loadh_pi(_mm_castsi128_ps(hi), (const __m64 *)(const void *)(grid + 8 * i3)));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
-/* Four 16-bit row indices, lane l of x (built with pdep from the index bytes and their high bits). */
-static inline AVX2_FN __m256i rows8x(const uint8_t *grid, uint64_t x)
-{
-    return rows8(grid, (uint16_t)x, (uint16_t)(x >> 16), (uint16_t)(x >> 32), (unsigned)(x >> 48));
-}
-#define LANES16 0x00ff00ff00ff00ffull /* pdep: four bytes to the low bytes of four 16-bit lanes */
 
 /* Eight 4-byte rows of `grid` at byte offsets OFF(0..7), by broadcast loads and blends as rows8 (the
  * blend masks must be immediates, so the chain is written out). */
@@ -59,18 +75,13 @@ static inline AVX2_FN __m256i rows8x(const uint8_t *grid, uint64_t x)
     r = _mm256_blend_epi32(r, bcast4((grid) + OFF(6)), 0x40);           \
     return _mm256_blend_epi32(r, bcast4((grid) + OFF(7)), 0x80)
 
-/* ... at the row indices p[0..7] (IQ3_XXS's index bytes). */
-static inline AVX2_FN __m256i rows4b(const uint8_t *grid, const uint8_t *p)
-{
-#define IDX_OFF(k) 4 * (size_t)p[k]
-    ROWS4_CHAIN(grid, IDX_OFF);
-#undef IDX_OFF
-}
-
-/* ... at the byte offsets o[0..7] (IQ3_S's offset table). */
+/* ... at the byte offsets o[0..7] (IQ3_XXS's and IQ3_S's offset tables), read two per 32-bit load:
+ * 4 loads where 8 of 16 bits measured 1.36x slower for IQ3_S (one u64 per four: 1.12x slower). */
 static inline AVX2_FN __m256i rows4o(const uint8_t *grid, const uint16_t *o)
 {
-#define TAB_OFF(k) (size_t)o[k]
+    const uint32_t w[4] = {pc_load_le32((const uint8_t *)o), pc_load_le32((const uint8_t *)(o + 2)),
+                           pc_load_le32((const uint8_t *)(o + 4)), pc_load_le32((const uint8_t *)(o + 6))};
+#define TAB_OFF(k) (size_t)((k) % 2 ? w[(k) / 2] >> 16 : w[(k) / 2] & 0xffffu)
     ROWS4_CHAIN(grid, TAB_OFF);
 #undef TAB_OFF
 }
@@ -116,11 +127,10 @@ static inline AVX2_FN __m256i ksigns32(__m256i k)
  * sign bytes of groups 4i .. 4i + 3 (IQ2_XXS's aux1, IQ3_XXS's aux). */
 static inline AVX2_FN __m256i ksigns_aux(__m256i aux)
 {
-    const __m256i m = _mm256_set1_epi32(0x7f);
-    __m256i k = _mm256_and_si256(aux, m);
-    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(m, 8)));
-    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_slli_epi32(m, 16)));
-    k = _mm256_or_si256(k, _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_slli_epi32(m, 24)));
+    /* byte l of aux << l holds bits 7l..7l + 7: words picked by vpblendw (immediate), bytes by masks */
+    __m256i u = _mm256_blend_epi16(aux, _mm256_slli_epi32(aux, 2), 0xAA); /* bytes 0, 2 in place */
+    __m256i v = _mm256_blend_epi16(_mm256_slli_epi32(aux, 1), _mm256_slli_epi32(aux, 3), 0xAA); /* bytes 1, 3 */
+    __m256i k = _mm256_or_si256(_mm256_and_si256(u, _mm256_set1_epi32(0x007f007f)), _mm256_and_si256(v, _mm256_set1_epi32(0x7f007f00)));
     return ksigns32(k);
 }
 
@@ -191,8 +201,73 @@ static inline AVX2_FN void iq1m_scales(const uint8_t *blk, float dl[16], float d
 #define CODES_AT(codes, b, tmp) ((codes) ? (int8_t *)(codes) + 256 * (b) : (tmp))
 #define STORE32(q, v) _mm256_storeu_si256((__m256i *)(void *)(q), (v))
 
+/* The row indices of IQ2_S, IQ1_S, IQ1_M (low byte qs[g], high bits from the type's qh) are built as
+ * u16 in 16-bit lanes: qh's byte or word to each group's lane by one vpshufb, its field moved to bits
+ * 8.. by one vpmullw (a per-lane shift; AVX2 has no vpsrlvw), masked and joined to the low byte (7
+ * operations per 16 indices; in 32-bit lanes with vpsrlvd and a final pack it took about 12: IQ2_S
+ * 1.11x -> 1.26x, IQ1_S 1.17x -> 1.24x, IQ1_M 1.18x -> 1.27x the start of this branch). The kernels
+ * build them a block ahead and read them back two per 32-bit load (rows8t): per 32 codes 2 loads
+ * and 2 ALU operations where two pdeps and the shifts taking four indices out of one word cost 11. */
+/* Four rows at the u16 indices idx[0..3] (two 32-bit loads). */
+static inline AVX2_FN __m256i rows8t(const uint8_t *grid, const uint16_t *idx)
+{
+    uint32_t w0 = pc_load_le32((const uint8_t *)idx), w1 = pc_load_le32((const uint8_t *)(idx + 2));
+    return rows8h(grid, w0 & 0xffffu, w0 >> 16, w1 & 0xffffu, w1 >> 16);
+}
+
+/* IQ2_S: bits 2l, 2l + 1 of qh[ib] (byte 66 + ib) are bits 8, 9 of group 4ib + l's index. */
+static inline AVX2_FN void iq2s_indices(const uint8_t *blk, uint16_t idx[32])
+{
+    /* in 16-bit lanes: qh[g / 4] to group g's lane (vpshufb), shifted left by 8 - 2 (g % 4) with one
+     * vpmullw, bits 8, 9 kept */
+    const __m256i qh = _mm256_set1_epi64x((long long)load_u64(blk + 66));
+    const __m256i mul = _mm256_setr_epi16(256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4);
+    for (unsigned h = 0; h < 2; h++) {
+        const char o = (char)(4 * h);
+        __m256i pick = _mm256_setr_epi8(o, -1, o, -1, o, -1, o, -1, o + 1, -1, o + 1, -1, o + 1, -1, o + 1, -1,
+                                        o + 2, -1, o + 2, -1, o + 2, -1, o + 2, -1, o + 3, -1, o + 3, -1, o + 3, -1, o + 3, -1);
+        __m256i hi = _mm256_and_si256(_mm256_mullo_epi16(_mm256_shuffle_epi8(qh, pick), mul), _mm256_set1_epi16(0x300));
+        __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * h)));
+        STORE32(idx + 16 * h, _mm256_or_si256(lo, hi));
+    }
+}
+
+/* IQ1_S: bits 3l..3l + 2 of the LE u16 qh[ib] (byte 34 + 2ib) are bits 8..10 of group 4ib + l's. */
+static inline AVX2_FN void iq1s_indices(const uint8_t *blk, uint16_t idx[32])
+{
+    /* as IQ2_S: word qh[g / 4] to group g's lane, shifted left by 9 - 3 (g % 4) (vpmullw), then right
+     * by 1, bits 8..10 kept */
+    const __m256i qh = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
+    const __m256i mul = _mm256_setr_epi16(512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1);
+    for (unsigned h = 0; h < 2; h++) {
+        const char o = (char)(8 * h);
+        __m256i pick = _mm256_setr_epi8(o, o + 1, o, o + 1, o, o + 1, o, o + 1, o + 2, o + 3, o + 2, o + 3, o + 2, o + 3, o + 2, o + 3,
+                                        o + 4, o + 5, o + 4, o + 5, o + 4, o + 5, o + 4, o + 5, o + 6, o + 7, o + 6, o + 7, o + 6, o + 7, o + 6, o + 7);
+        __m256i hi = _mm256_srli_epi16(_mm256_mullo_epi16(_mm256_shuffle_epi8(qh, pick), mul), 1);
+        hi = _mm256_and_si256(hi, _mm256_set1_epi16(0x700));
+        __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * h)));
+        STORE32(idx + 16 * h, _mm256_or_si256(lo, hi));
+    }
+}
+
+/* IQ1_M: bits 0..2 of nibble g % 2 of qh[g / 2] (byte 32 + g / 2) are bits 8..10 of group g's index. */
+static inline AVX2_FN void iq1m_indices(const uint8_t *blk, uint16_t idx[32])
+{
+    /* as IQ2_S: byte qh[g / 2] to group g's lane, shifted left by 8 or 4 (vpmullw), bits 8..10 kept */
+    const __m256i qh = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(blk + 32)));
+    const __m256i mul = _mm256_setr_epi16(256, 16, 256, 16, 256, 16, 256, 16, 256, 16, 256, 16, 256, 16, 256, 16);
+    for (unsigned h = 0; h < 2; h++) {
+        const char o = (char)(8 * h);
+        __m256i pick = _mm256_setr_epi8(o, -1, o, -1, o + 1, -1, o + 1, -1, o + 2, -1, o + 2, -1, o + 3, -1, o + 3, -1,
+                                        o + 4, -1, o + 4, -1, o + 5, -1, o + 5, -1, o + 6, -1, o + 6, -1, o + 7, -1, o + 7, -1);
+        __m256i hi = _mm256_and_si256(_mm256_mullo_epi16(_mm256_shuffle_epi8(qh, pick), mul), _mm256_set1_epi16(0x700));
+        __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * h)));
+        STORE32(idx + 16 * h, _mm256_or_si256(lo, hi));
+    }
+}
+
 /* ---- IQ2_XXS: fp16 d, then per sub-block ib the LE u32 pair (four row indices, aux1). ---- */
-AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq2_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 66 * b;
@@ -206,15 +281,20 @@ AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t 
         if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.25f));
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint8_t *p = blk + 2 + 8 * ib;
-            STORE32(q + 32 * ib, signed32p(rows8(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), sp, ib));
+            STORE32(q + 32 * ib, signed32p(rows8h(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq2_xxs_body(src, nblocks, codes, weights);
+    else iq2_xxs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ2_XS: fp16 d, LE u16 qs[32] (9-bit row index, 7-bit ksigns index), scales[8]. ---- */
-AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq2_xs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 74 * b;
@@ -228,20 +308,28 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
         if (w) nibble_scales16(half_f32(blk), blk + 66, sc);
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint8_t *p = blk + 2 + 8 * ib;
-            __m256i r = rows8(PC_IQ2XS_GRID, pc_le16_at(p) & 511u, pc_le16_at(p + 2) & 511u, pc_le16_at(p + 4) & 511u, pc_le16_at(p + 6) & 511u);
+            __m256i r = rows8h(PC_IQ2XS_GRID, pc_le16_at(p) & 511u, pc_le16_at(p + 2) & 511u, pc_le16_at(p + 4) & 511u, pc_le16_at(p + 6) & 511u);
             STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq2_xs_body(src, nblocks, codes, weights);
+    else iq2_xs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ2_S: fp16 d, qs[32] row index low bytes, signs[32], qh[8] (bits 2l, 2l + 1 of qh[ib] are
  * bits 8, 9 of group 4ib + l's index), scales[8]. ---- */
-AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq2_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+    uint16_t idx[2][32];
+    if (nblocks) iq2s_indices(src, idx[0]);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 82 * b;
+        if (b + 1 < nblocks) iq2s_indices(blk + 82, idx[(b + 1) & 1]); /* a block ahead, as IQ1_S */
         float *w = weights ? weights + 256 * b : NULL;
         if (w && half_is_nan(blk)) { pc_iq2_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
@@ -249,20 +337,35 @@ AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         if (w) nibble_scales16(half_f32(blk), blk + 74, sc);
         const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
         for (unsigned ib = 0; ib < 8; ib++) {
-            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(blk[66 + ib], 0x0300030003000300ull);
-            __m256i r = rows8x(PC_IQ2S_GRID, x);
+            __m256i r = rows8t(PC_IQ2S_GRID, idx[b & 1] + 4 * ib);
             STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq2_s_body(src, nblocks, codes, weights);
+    else iq2_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ3_XXS: fp16 d, qs[64] (4-byte row r at qs[r]), LE u32 aux[8] (ksigns indices, scale). ---- */
-AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+/* IQ3_XXS: the byte offsets 4 qs[r] of the block's 64 rows in u16 lanes, built a block ahead and read
+ * back two per 32-bit load (rows4o): 4 loads per 32 codes where the index bytes took 8. */
+static inline AVX2_FN void iq3xxs_offsets(const uint8_t *blk, uint16_t off[64])
 {
+    for (unsigned h = 0; h < 4; h++)
+        STORE32(off + 16 * h, _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * h))), 2));
+}
+
+static inline __attribute__((always_inline)) AVX2_FN void iq3_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    uint16_t off[2][64];
+    if (nblocks) iq3xxs_offsets(src, off[0]);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 98 * b;
+        if (b + 1 < nblocks) iq3xxs_offsets(blk + 98, off[(b + 1) & 1]);
         float *w = weights ? weights + 256 * b : NULL;
         if (w && half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
@@ -270,12 +373,18 @@ AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t 
         const __m256i sp = sign_pairs(ksigns_aux(aux));
         float sc[8];
         if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
+#pragma GCC unroll 8
         for (unsigned ib = 0; ib < 8; ib++) {
-            STORE32(q + 32 * ib, signed32p(rows4b(PC_IQ3XXS_GRID, blk + 2 + 8 * ib), sp, ib));
+            STORE32(q + 32 * ib, signed32p(rows4o(PC_IQ3XXS_GRID, off[b & 1] + 8 * ib), sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
+}
+AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq3_xxs_body(src, nblocks, codes, weights);
+    else iq3_xxs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }
 
 /* IQ3_S: the byte offsets into iq3s_grid of the block's 64 rows, 4 (qs[r] | bit r % 8 of qh[r / 8] << 8),
@@ -295,10 +404,13 @@ static inline AVX2_FN void iq3s_offsets(const uint8_t *blk, uint16_t off[64])
 
 /* ---- IQ3_S: fp16 d, qs[64], qh[8] (bit r % 8 of qh[r / 8] is bit 8 of row r's index), signs[32],
  * scales[4] (nibble ib % 2 of scales[ib / 2]); db = f32(d * (1 + 2 s)). ---- */
-AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq3_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+    uint16_t off[2][64];
+    if (nblocks) iq3s_offsets(src, off[0]);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 110 * b;
+        if (b + 1 < nblocks) iq3s_offsets(blk + 110, off[(b + 1) & 1]); /* a block ahead, as IQ1_S */
         float *w = weights ? weights + 256 * b : NULL;
         if (w && half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
@@ -310,11 +422,10 @@ AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
             __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
             _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
         }
-        uint16_t off[64];
-        iq3s_offsets(blk, off);
         const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
+#pragma GCC unroll 8
         for (unsigned ib = 0; ib < 8; ib++) {
-            const uint16_t *o = off + 8 * ib;
+            const uint16_t *o = off[b & 1] + 8 * ib;
             __m256i r = rows4o(PC_IQ3S_GRID, o);
             STORE32(q + 32 * ib, signed32p(r, sp, ib));
         }
@@ -322,13 +433,22 @@ AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq3_s_body(src, nblocks, codes, weights);
+    else iq3_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ1_S: fp16 d, qs[32], LE u16 qh[8]: bits 3l..3l + 2 are bits 8..10 of group 4ib + l's
  * index, bits 12..14 the scale s (dl = f32(d * (2 s + 1))), bit 15 the delta's sign. ---- */
-AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq1_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+    uint16_t idx[2][32];
+    if (nblocks) iq1s_indices(src, idx[0]);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 50 * b;
+        /* the next block's indices a block ahead: their loads do not wait on the stores just made */
+        if (b + 1 < nblocks) iq1s_indices(blk + 50, idx[(b + 1) & 1]);
         float *w = weights ? weights + 256 * b : NULL;
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         float dl[8], dt[8];
@@ -341,8 +461,7 @@ AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
             _mm256_storeu_ps(dt, _mm256_or_ps(_mm256_set1_ps(0.125f), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qh, 15), 31))));
         }
         for (unsigned ib = 0; ib < 8; ib++) {
-            uint64_t x = _pdep_u64(pc_load_le32(blk + 2 + 4 * ib), LANES16) | _pdep_u64(pc_le16_at(blk + 34 + 2 * ib), 0x0700070007000700ull);
-            STORE32(q + 32 * ib, rows8x((const uint8_t *)PC_IQ1S_GRID, x));
+            STORE32(q + 32 * ib, rows8t((const uint8_t *)PC_IQ1S_GRID, idx[b & 1] + 4 * ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) {
@@ -351,25 +470,72 @@ AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *c
         }
     }
 }
+AVX2_FN void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq1_s_body(src, nblocks, codes, weights);
+    else iq1_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
 
 /* ---- IQ1_M: qs[32], qh[16] (nibble g % 2 of qh[g / 2]: bits 0..2 are bits 8..10 of group g's
  * index, bit 3 the delta's sign), four LE u16 scale words (3-bit s per 16 elements, fp16 d in the top
  * nibbles). ---- */
-AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) AVX2_FN void iq1_m_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+    uint16_t idx[2][32];
+    if (nblocks) iq1m_indices(src, idx[0]);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 56 * b;
+        if (b + 1 < nblocks) iq1m_indices(blk + 56, idx[(b + 1) & 1]); /* a block ahead, as IQ1_S */
         float *w = weights ? weights + 256 * b : NULL;
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         float dl[16], delta[32];
         if (w) iq1m_scales(blk, dl, delta);
         for (unsigned ib = 0; ib < 8; ib++) {
-            /* qh[2ib] then qh[2ib + 1]: one nibble per group, its low three bits the index's 8..10 */
-            uint64_t hi = _pdep_u64(pc_le16_at(blk + 32 + 2 * ib), 0x0f000f000f000f00ull) & 0x0700070007000700ull;
-            STORE32(q + 32 * ib, rows8x((const uint8_t *)PC_IQ1S_GRID, _pdep_u64(pc_load_le32(blk + 4 * ib), LANES16) | hi));
+            STORE32(q + 32 * ib, rows8t((const uint8_t *)PC_IQ1S_GRID, idx[b & 1] + 4 * ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) iq1_f32(q + 32 * ib, dl[2 * ib], dl[2 * ib + 1], delta + 4 * ib, w + 32 * ib);
     }
 }
+AVX2_FN void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq1_m_body(src, nblocks, codes, weights);
+    else iq1_m_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
+}
+
+/* ---- Bench references (packcheck bench's fast_vs_bound, gguf_blocks_bench.c): per sub-block the
+ * same index work, data-dependent row loads and joining as the kernel above, and its one 32-byte
+ * store, without the sign bytes, the sign spreading and the negation. What a decoder that fetches
+ * one grid row per load can reach on this machine; the output is not the codes. ---- */
+#define ROWS_BOUND(type, bytes, ROWS)                                              \
+    AVX2_FN void pc_##type##_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out) \
+    {                                                                              \
+        for (size_t b = 0; b < nblocks; b++) {                                     \
+            const uint8_t *blk = src + (bytes) * b;                                \
+            uint8_t *q = out + 256 * b;                                            \
+            for (unsigned ib = 0; ib < 8; ib++) STORE32(q + 32 * ib, ROWS);        \
+        }                                                                          \
+    }
+ROWS_BOUND(iq2_xxs, 66, rows8h(PC_IQ2XXS_GRID, blk[2 + 8 * ib], blk[3 + 8 * ib], blk[4 + 8 * ib], blk[5 + 8 * ib]))
+ROWS_BOUND(iq2_xs, 74, rows8h(PC_IQ2XS_GRID, pc_le16_at(blk + 2 + 8 * ib) & 511u, pc_le16_at(blk + 4 + 8 * ib) & 511u,
+                              pc_le16_at(blk + 6 + 8 * ib) & 511u, pc_le16_at(blk + 8 + 8 * ib) & 511u))
+#undef ROWS_BOUND
+/* ... for the kernels that build a block's indices a block ahead (*_indices, *_offsets; rows8t, rows4o). */
+#define ROWS_BOUND_AHEAD(type, bytes, INDICES, grid, n, ROWS, per)                                        \
+    AVX2_FN void pc_##type##_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out)            \
+    {                                                                                                     \
+        uint16_t idx[2][n];                                                                               \
+        if (nblocks) INDICES(src, idx[0]);                                                                \
+        for (size_t b = 0; b < nblocks; b++) {                                                            \
+            if (b + 1 < nblocks) INDICES(src + (bytes) * (b + 1), idx[(b + 1) & 1]);                      \
+            _Pragma("GCC unroll 8")                                                                       \
+            for (unsigned ib = 0; ib < 8; ib++) STORE32(out + 256 * b + 32 * ib, ROWS(grid, idx[b & 1] + (per) * ib)); \
+        }                                                                                                 \
+    }
+ROWS_BOUND_AHEAD(iq2_s, 82, iq2s_indices, PC_IQ2S_GRID, 32, rows8t, 4)
+ROWS_BOUND_AHEAD(iq1_s, 50, iq1s_indices, (const uint8_t *)PC_IQ1S_GRID, 32, rows8t, 4)
+ROWS_BOUND_AHEAD(iq1_m, 56, iq1m_indices, (const uint8_t *)PC_IQ1S_GRID, 32, rows8t, 4)
+ROWS_BOUND_AHEAD(iq3_xxs, 98, iq3xxs_offsets, PC_IQ3XXS_GRID, 64, rows4o, 8)
+ROWS_BOUND_AHEAD(iq3_s, 110, iq3s_offsets, PC_IQ3S_GRID, 64, rows4o, 8)
+#undef ROWS_BOUND_AHEAD
 #endif

@@ -355,11 +355,12 @@ static int gq_diag_params(const pc_input *in, const pc_module *pm, bool want, pc
 }
 
 extern const pc_bench_entry pc_gguf_blocks_bench[]; /* gguf_blocks_bench.c */
+extern const pc_bench_bound pc_gguf_blocks_bounds[];
 /* The tensors a module is made of (accounting, `packcheck formats --json`). */
 static const pc_part k_format_parts[] = {
     {"", PC_PART_CODES},
     {NULL, 0},
 };
 const pc_format pc_format_gguf_blocks = {.parts = k_format_parts, 
-    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .decode_rows = gq_decode_rows, .decode_rows_free = gq_dec_free, .module_free = free, .diag_params = gq_diag_params, .bench = pc_gguf_blocks_bench,
+    .name = "gguf-blocks", .detect = gq_detect, .check = gq_check, .decode = gq_decode, .decode_rows = gq_decode_rows, .decode_rows_free = gq_dec_free, .module_free = free, .diag_params = gq_diag_params, .bench = pc_gguf_blocks_bench, .bench_bounds = pc_gguf_blocks_bounds,
     .pair_detect = pc_gguf_pair_detect, .pair_map = pc_gguf_pair_map};

@@ -3,6 +3,7 @@
 #include "formats/format.h"
 
 #include "kernels.h"
+#include "kernels/simd.h"
 
 /* Q4_0: 18-byte blocks of 32. */
 static size_t q4_in(unsigned b, size_t n) { (void)b; return n / 32 * 18; }
@@ -67,5 +68,36 @@ const pc_bench_entry pc_gguf_blocks_bench[] = {
     GQ_ENTRIES(iq2_xxs, 8, 256), GQ_ENTRIES(iq2_xs, 8, 256), GQ_ENTRIES(iq2_s, 8, 256), GQ_ENTRIES(iq3_xxs, 8, 256),
     GQ_ENTRIES(iq3_s, 8, 256), GQ_ENTRIES(iq1_s, 8, 256), GQ_ENTRIES(iq1_m, 8, 256),
     GQ_ENTRIES(gguf_nvfp4, 4, 64), GQ_ENTRIES(q1_0, 1, 128), GQ_ENTRIES(q2_0, 2, 64),
+    {0},
+};
+
+/* The grid i-quants' codes against the row-load reference (avx2_grid.c): with the AVX2 kernels
+ * active only, as those are what it bounds. */
+#ifdef PC_HAVE_X86_KERNELS
+#define GRID_BOUND(type, elems)                                                                 \
+    static bool type##_bound(const pc_bench_case *c)                                            \
+    {                                                                                           \
+        if (pc_simd_active() != PC_SIMD_AVX2) return false;                                     \
+        pc_##type##_rows_bound_avx2(c->src, c->count / (elems), c->out);                        \
+        return true;                                                                            \
+    }
+#else
+#define GRID_BOUND(type, elems) \
+    static bool type##_bound(const pc_bench_case *c) { (void)c; return false; }
+#endif
+GRID_BOUND(iq2_xxs, 256)
+GRID_BOUND(iq2_xs, 256)
+GRID_BOUND(iq2_s, 256)
+GRID_BOUND(iq3_xxs, 256)
+GRID_BOUND(iq3_s, 256)
+GRID_BOUND(iq1_s, 256)
+GRID_BOUND(iq1_m, 256)
+#define ROWS8 "per 32 codes: the kernel's index work, four 8-byte grid-row loads joined into one register, one 32-byte store; no signs"
+#define ROWS4 "per 32 codes: the kernel's index work, eight 4-byte grid-row loads joined into one register, one 32-byte store; no signs"
+const pc_bench_bound pc_gguf_blocks_bounds[] = {
+    {"iq2_xxs", iq2_xxs_bound, ROWS8}, {"iq2_xs", iq2_xs_bound, ROWS8}, {"iq2_s", iq2_s_bound, ROWS8},
+    {"iq3_xxs", iq3_xxs_bound, ROWS4}, {"iq3_s", iq3_s_bound, ROWS4},
+    {"iq1_s", iq1_s_bound, ROWS8 " (IQ1's codes have none: the kernel is this loop)"},
+    {"iq1_m", iq1_m_bound, ROWS8 " (IQ1's codes have none: the kernel is this loop)"},
     {0},
 };

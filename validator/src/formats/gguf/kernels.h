@@ -165,6 +165,14 @@ void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, 
 void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* Bench references (avx2_grid.c): the row loads and stores of the codes kernels, no signs. */
+void pc_iq2_xxs_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
+void pc_iq2_xs_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
+void pc_iq2_s_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
+void pc_iq3_xxs_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
+void pc_iq3_s_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
+void pc_iq1_s_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
+void pc_iq1_m_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
 #endif
 
 #endif
