@@ -528,6 +528,51 @@ static int nvfp4_decode(const pc_input *in, const pc_module *m, pc_impl impl, ui
 
 static void nvfp4_module_free(void *priv) { free(priv); }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* The group scales, computed once per module as the whole decode computes them, and a read buffer
+ * for a slice's packed bytes. Row r of [rows, cols] is packed bytes [r * cols / 2, (r + 1) * cols / 2)
+ * and scales [r * cols / 16, (r + 1) * cols / 16) (cols is a multiple of 16, check_module), so a
+ * slice of whole rows is a contiguous run of both: the same kernels see the same bytes. */
+typedef struct nv_rows {
+    float *s;
+    uint8_t *buf;
+    size_t cap;
+} nv_rows;
+
+static void nv_rows_free(void *p)
+{
+    nv_rows *r = p;
+    if (r) { free(r->s); free(r->buf); }
+    free(r);
+}
+
+static int nvfp4_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                             uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const nv_module *d = m->priv;
+    nv_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (weights && !st->s && group_scales(d, &st->s, cx)) return -1;
+    size_t cnt = (size_t)(n * d->cols), bytes = cnt / 2; /* <= numel <= 2^30 */
+    if (bytes + cnt > st->cap) { /* packed bytes, then codes when the caller wants none */
+        free(st->buf);
+        st->cap = 0;
+        if (!(st->buf = malloc(bytes + cnt))) { cx->oom = true; return -1; }
+        st->cap = bytes + cnt;
+    }
+    if (pc_tensor_read(d->packed, r0 * d->cols / 2, st->buf, bytes)) {
+        pc_io_error(cx, "%s: cannot read %zu bytes", d->packed->name, bytes);
+        return -1;
+    }
+    uint8_t *c = codes ? codes : st->buf + bytes;
+    pc_stream_fn(impl)(st->buf, 4, cnt, c);
+    if (weights) pc_nvfp4_dequant(impl)(c, (size_t)n, (size_t)d->cols, st->s + r0 * (d->cols / 16), weights);
+    return 0;
+}
+
+
 
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
@@ -618,6 +663,6 @@ static const pc_part k_format_parts[] = {
     {".input_scale", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_nvfp4 = {.parts = k_format_parts, .name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
+const pc_format pc_format_nvfp4 = {.parts = k_format_parts, .name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode, .decode_rows = nvfp4_decode_rows, .decode_rows_free = nv_rows_free,
                                    .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
                                    .pair_check = pc_nvfp4_pair_check, .diag_params = nv_diag_params, .bench = pc_nvfp4_bench};
