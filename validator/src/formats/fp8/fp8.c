@@ -26,6 +26,7 @@
  * The compressed-tensors config is read with ct_config.c (the library's pydantic rules, CFG-02x). */
 #include "../ct/ct.h"
 #include "fp8_module.h"
+#include "../grid_rows.h"
 
 #include "../../core/arith.h"
 #include "../../core/scan.h"
@@ -734,27 +735,14 @@ static f8_rows *f8_rows_state(const f8_module *d, void **state, bool weights, pc
     return r;
 }
 
-/* Rows [r, r + n) of one expert's [rows, cols] matrix (raw: their stored bytes). A slice may start
- * inside a block of bh rows: that head is decoded against its block's scale row alone (fewer than
- * bh rows, so the kernel's n / bh is 0 for each), the rest from a block boundary, so every element
- * meets the same scale, zero point and kernel arithmetic as in the whole decode. */
+/* Rows [r, r + n) of one expert's [rows, cols] matrix (raw: their stored bytes), against that
+ * expert's grid; a slice may cut a block of bh rows (grid_rows.h). */
 static void f8_rows_dequant(const f8_module *d, const f8_rows *st, pc_impl impl, uint64_t e, uint64_t r, uint64_t n,
                             const uint8_t *raw, float *out)
 {
-    size_t cols = (size_t)d->cols, bh = (size_t)d->bh, bw = (size_t)d->bw, gc = (size_t)d->gc;
-    const float *s = st->s + e * d->gr * d->gc;
-    const int8_t *z = st->z ? st->z + e * d->gr * d->gc : NULL;
-    while (n) {
-        size_t head = (size_t)(r % bh ? bh - r % bh : n);
-        if (head > n) head = (size_t)n;
-        size_t si = (size_t)(r / bh) * gc;
-        if (d->kind == F8_CT_INT) pc_int8_dequant(impl)(raw, head, cols, bh, bw, s + si, z ? z + si : NULL, out);
-        else pc_fp8_dequant(impl)(raw, head, cols, bh, bw, s + si, out);
-        raw += head * cols;
-        out += head * cols;
-        r += head;
-        n -= head;
-    }
+    uint64_t grid = e * d->gr * d->gc;
+    pc_grid_rows(impl, d->kind == F8_CT_INT, raw, r, n, (size_t)d->cols, (size_t)d->bh, (size_t)d->bw, st->s + grid,
+                 st->z ? st->z + grid : NULL, out);
 }
 
 /* Rows [r0, r0 + n) of the view flattened to [E * rows, cols]. */
