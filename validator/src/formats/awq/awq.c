@@ -11,6 +11,7 @@
  *
  * Logical view (CONTRACT 3): codes [N, K] = the stored nibble transposed; weight
  * w = f32(q - z) * f32(scales[k // gs, n]). */
+#include "../row_decode.h"
 #include "../qlinear.h"
 #include "../ql_strip.h"
 #include "../autoround/autoround.h"
@@ -368,12 +369,7 @@ static int awq_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl
     uint64_t w0 = r0 / 8, w1 = (r0 + n + 7) / 8, off = r0 - 8 * w0; /* word columns covering the slice */
     size_t K = (size_t)m->K, N = (size_t)m->N, gs = (size_t)m->gs, nc = (size_t)(8 * (w1 - w0));
     size_t pb = (size_t)(m->K * (w1 - w0) * 4), cnt = nc * K; /* <= (n + 14) * K */
-    if (pb + 2 * cnt > st->cap) {
-        free(st->buf);
-        st->cap = 0;
-        if (!(st->buf = malloc(pb + 2 * cnt))) { cx->oom = true; return -1; }
-        st->cap = pb + 2 * cnt;
-    }
+    if (!pc_rows_buf(&st->buf, &st->cap, pb + 2 * cnt, cx)) return -1;
     uint8_t *q = st->buf + pb, *t = q + cnt, *c = t + off * K;
     if (ql_strip_get(&st->strip, w0 * 4, (w1 - w0) * 4, st->buf, cx)) return -1;
     pc_awq_unpack_fn(impl)(st->buf, K, nc, q);

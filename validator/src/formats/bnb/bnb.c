@@ -11,6 +11,7 @@
  *
  * Logical view (CONTRACT 3): codes = the stored nibble; weight w = f32(table[q] * A[i // bs]), A the
  * absmax or, nested, f32(f32(nested_quant_map[absmax[j]] * nested_absmax[j // 256]) + offset). */
+#include "../row_decode.h"
 #include "../known_schemes.h"
 #include "../qlinear.h"
 
@@ -431,12 +432,7 @@ static int bnb_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl
     if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
     if (b->weight->nbytes != b->n / 2 + b->n % 2) { pc_io_error(cx, "%s: the weight is not ceil(n / 2) bytes", pm->prefix); return -1; }
     if (weights && !st->s && !(st->s = block_scales(b))) { pc_io_error(cx, "%s: cannot read the block scales", pm->prefix); return -1; }
-    if (bytes + span + 1 > st->cap) {
-        free(st->buf);
-        st->cap = 0;
-        if (!(st->buf = malloc(bytes + span + 1))) { cx->oom = true; return -1; }
-        st->cap = bytes + span + 1;
-    }
+    if (!pc_rows_buf(&st->buf, &st->cap, bytes + span + 1, cx)) return -1;
     if (pc_tensor_read(b->weight, e0 / 2, st->buf, bytes)) { pc_io_error(cx, "%s: cannot read", b->weight->name); return -1; }
     uint8_t *q = st->buf + bytes;
     pc_bnb4_unpack(impl)(st->buf, span, q);

@@ -26,7 +26,7 @@
  * The compressed-tensors config is read with ct_config.c (the library's pydantic rules, CFG-02x). */
 #include "../ct/ct.h"
 #include "fp8_module.h"
-#include "../grid_rows.h"
+#include "../row_decode.h"
 
 #include "../../core/arith.h"
 #include "../../core/scan.h"
@@ -736,7 +736,7 @@ static f8_rows *f8_rows_state(const f8_module *d, void **state, bool weights, pc
 }
 
 /* Rows [r, r + n) of one expert's [rows, cols] matrix (raw: their stored bytes), against that
- * expert's grid; a slice may cut a block of bh rows (grid_rows.h). */
+ * expert's grid; a slice may cut a block of bh rows (row_decode.h). */
 static void f8_rows_dequant(const f8_module *d, const f8_rows *st, pc_impl impl, uint64_t e, uint64_t r, uint64_t n,
                             const uint8_t *raw, float *out)
 {
@@ -754,12 +754,7 @@ static int fp8_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl,
     f8_rows *st = f8_rows_state(d, state, weights != NULL, cx);
     if (!st) return -1;
     size_t cnt = (size_t)(n * d->cols); /* <= numel <= 2^30 */
-    if (cnt > st->cap) {
-        free(st->buf);
-        st->cap = 0;
-        if (!(st->buf = malloc(cnt))) { cx->oom = true; return -1; }
-        st->cap = cnt;
-    }
+    if (!pc_rows_buf(&st->buf, &st->cap, cnt, cx)) return -1;
     if (pc_tensor_read(d->w, r0 * d->cols, st->buf, cnt)) {
         pc_io_error(cx, "%s: cannot read %zu bytes at %llu", d->w->name, cnt, (unsigned long long)(r0 * d->cols));
         return -1;

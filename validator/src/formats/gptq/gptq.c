@@ -13,6 +13,7 @@
  * mod 2^b = 0, the producer's intent for that field and what GPTQModel's own dequantizer and
  * AutoGPTQ's qlinear_cuda_old compute; rule GPTQ-013 rejects such files under the strict
  * profile (decoders disagree on them) and warns under compat. */
+#include "../row_decode.h"
 #include "../qlinear.h"
 #include "../ql_strip.h"
 #include "../autoround/autoround.h"
@@ -650,12 +651,7 @@ static int gptq_decode_rows(const pc_input *in, const pc_module *pm, pc_impl imp
     gptq_rows *st = gptq_rows_state(pm, impl, state, cx);
     if (!st) return -1;
     size_t K = (size_t)m->K, N = (size_t)m->N, cnt = (size_t)n * K, pb = (size_t)(st->strip.rows * n * 4);
-    if (pb + 2 * cnt > st->cap) {
-        free(st->buf);
-        st->cap = 0;
-        if (!(st->buf = malloc(pb + 2 * cnt))) { cx->oom = true; return -1; }
-        st->cap = pb + 2 * cnt;
-    }
+    if (!pc_rows_buf(&st->buf, &st->cap, pb + 2 * cnt, cx)) return -1;
     uint8_t *q = st->buf + pb, *c = codes ? codes : q + cnt;
     if (ql_strip_get(&st->strip, r0 * 4, n * 4, st->buf, cx)) return -1;
     pc_gptq_unpack_fn(impl)(st->buf, m->bits, K, (size_t)n, q);

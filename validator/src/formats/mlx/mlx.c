@@ -18,6 +18,7 @@
  * without dtype it returns bf16). Decoded with the NVFP4 / FP8 kernels and pc_e8m0_value. The one
  * place MLX's CPU decode leaves the OCP formula: E8M0 255 (NaN) reads as 2^128 (inf weights, NaN
  * for code 0); MLX-010 rejects that byte, so the decode never sees it. */
+#include "../row_decode.h"
 #include "../known_schemes.h"
 #include "../qlinear.h"
 
@@ -502,12 +503,7 @@ static int mlx_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl
     }
     if (weights && !st->s && mlx_rows_scales(m, st)) { pc_io_error(cx, "%s: cannot read the scales", pm->prefix); return -1; }
     size_t cnt = (size_t)(n * m->cols), bytes = (size_t)(n * m->cols * m->bits / 8); /* <= numel <= 2^30 */
-    if (bytes + cnt > st->cap) { /* the packed rows, then codes when the caller wants none */
-        free(st->buf);
-        st->cap = 0;
-        if (!(st->buf = malloc(bytes + cnt))) { cx->oom = true; return -1; }
-        st->cap = bytes + cnt;
-    }
+    if (!pc_rows_buf(&st->buf, &st->cap, bytes + cnt, cx)) return -1; /* the packed rows, then codes when the caller wants none */
     if (pc_tensor_read(m->weight, r0 * m->cols * m->bits / 8, st->buf, bytes)) { pc_io_error(cx, "%s: cannot read", m->weight->name); return -1; }
     uint8_t *q = codes ? codes : st->buf + bytes;
     pc_stream_fn(impl)(st->buf, m->bits, cnt, q);

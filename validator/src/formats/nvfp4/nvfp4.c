@@ -12,6 +12,7 @@
  * NVFP4 global scales, and checkpoints whose config names NVFP4. The config is read here (the
  * scheme room does not know NVFP4). Rules: family NV (rules/rules.json); CT-005 is checked by
  * `packcheck equiv` (harness/equiv.c), which needs two checkpoints. */
+#include "../row_decode.h"
 #include "formats/format.h"
 
 #include "../ct/ct_match.h"
@@ -556,12 +557,7 @@ static int nvfp4_decode_rows(const pc_input *in, const pc_module *m, pc_impl imp
     if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
     if (weights && !st->s && group_scales(d, &st->s, cx)) return -1;
     size_t cnt = (size_t)(n * d->cols), bytes = cnt / 2; /* <= numel <= 2^30 */
-    if (bytes + cnt > st->cap) { /* packed bytes, then codes when the caller wants none */
-        free(st->buf);
-        st->cap = 0;
-        if (!(st->buf = malloc(bytes + cnt))) { cx->oom = true; return -1; }
-        st->cap = bytes + cnt;
-    }
+    if (!pc_rows_buf(&st->buf, &st->cap, bytes + cnt, cx)) return -1; /* packed bytes, then codes when the caller wants none */
     if (pc_tensor_read(d->packed, r0 * d->cols / 2, st->buf, bytes)) {
         pc_io_error(cx, "%s: cannot read %zu bytes", d->packed->name, bytes);
         return -1;

@@ -1,9 +1,14 @@
-/* Row slices of an FP8 / INT8 matrix with a 2-D scale grid (kernels.h pc_fp8_dequant): what the
- * row decoders of fp8, modelopt and quark share (pc_format.decode_rows). */
-#ifndef PC_FORMATS_GRID_ROWS_H
-#define PC_FORMATS_GRID_ROWS_H
+/* What the formats' row decoders (pc_format.decode_rows, unpack's sliced writer) share: a read
+ * buffer kept across a module's slices, and row slices of an FP8 / INT8 matrix with a 2-D scale
+ * grid (kernels.h pc_fp8_dequant: fp8, modelopt, quark). */
+#ifndef PC_FORMATS_ROW_DECODE_H
+#define PC_FORMATS_ROW_DECODE_H
 
 #include "../packcheck_internal.h"
+
+/* A buffer of at least `need` bytes (grown, never shrunk: a module's slices have about one size),
+ * or NULL with cx->oom set. */
+uint8_t *pc_rows_buf(uint8_t **buf, size_t *cap, size_t need, pc_ctx *cx);
 
 /* out = rows [r, r + n) of the rows x cols matrix whose element (i, k) uses
  * grid[(i / bh) * ceil(cols / bw) + k / bw] (and zero[same] when int8 and zero is not NULL), decoded
