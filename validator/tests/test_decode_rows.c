@@ -18,7 +18,7 @@ static int g_pass, g_fail;
 #define CHECK(c, ...) do { if (c) g_pass++; else { g_fail++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 /* Formats that must have been compared on at least one fixture module. */
-static const char *const k_sliced[] = {"ct", "gguf-blocks", "fp8", "nvfp4", "mlx", "bnb", "gptq", "awq", "bnb-int8", "mxfp4", "modelopt", "quark", NULL};
+static const char *const k_sliced[] = {"ct", "gguf-blocks", "fp8", "nvfp4", "mlx", "bnb", "gptq", "awq", "bnb-int8", "mxfp4", "modelopt", "quark", "hqq", NULL};
 static size_t g_seen[16];
 
 static void note_format(const char *name)
