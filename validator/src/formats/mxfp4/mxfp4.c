@@ -363,34 +363,18 @@ static int mx_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8
 /* ---- unpack's row slices (pc_format.decode_rows) ---- */
 
 /* Rows of K codes (K a multiple of 32): row r is packed bytes [r * K / 2, (r + 1) * K / 2) and
- * E8M0 bytes [r * K / 32, (r + 1) * K / 32), so a slice of rows is a run of both; the f32 scales
- * are made once per module exactly as the whole decode makes them. */
+ * E8M0 bytes [r * K / 32, (r + 1) * K / 32), so a slice of rows is a run of both; its f32 scales are
+ * made per slice exactly as the whole decode makes them. */
 typedef struct mx_rows {
-    float *s;
-    uint8_t *buf;
+    uint8_t *buf;    /* packed bytes, E8M0 bytes, f32 scales, codes when the caller wants none */
     size_t cap;
 } mx_rows;
 
 static void mx_rows_free(void *p)
 {
     mx_rows *r = p;
-    if (r) { free(r->s); free(r->buf); }
+    if (r) free(r->buf);
     free(r);
-}
-
-static float *mx_scales(const pc_module *m, const mx_module *d, pc_ctx *cx)
-{
-    size_t nblk = (size_t)m->numel / 32;
-    uint8_t *e = pc_tensor_load(d->scales, MX_LIMIT);
-    float *s = e ? malloc(nblk * 2 * sizeof *s + 1) : NULL;
-    if (!s) {
-        if (!e) pc_io_error(cx, "%s: cannot read the MXFP4 scales", m->prefix); else cx->oom = true;
-        free(e);
-        return NULL;
-    }
-    for (size_t i = 0; i < nblk; i++) s[2 * i] = s[2 * i + 1] = ldexpf(1.0f, (int)e[i] - d->bias); /* as mx_decode */
-    free(e);
-    return s;
 }
 
 static int mx_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
@@ -399,16 +383,21 @@ static int mx_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, 
     (void)in;
     const mx_module *d = m->priv;
     uint64_t K = m->shape[m->ndim - 1];
-    size_t cnt = (size_t)(n * K), bytes = cnt / 2;
+    size_t cnt = (size_t)(n * K), bytes = cnt / 2, nblk = cnt / 32, at = (bytes + nblk + 3) / 4 * 4;
     mx_rows *st = *state;
     if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
     if (K % 32) { pc_io_error(cx, "%s: rows of %llu codes are not whole blocks", m->prefix, (unsigned long long)K); return -1; }
-    if (weights && !st->s && !(st->s = mx_scales(m, d, cx))) return -1;
-    if (!pc_rows_buf(&st->buf, &st->cap, bytes + cnt, cx)) return -1; /* packed bytes, then codes when the caller wants none */
-    if (pc_tensor_read(d->blocks, r0 * K / 2, st->buf, bytes)) { pc_io_error(cx, "%s: cannot read the MXFP4 blocks", m->prefix); return -1; }
-    uint8_t *c = codes ? codes : st->buf + bytes;
+    if (!pc_rows_buf(&st->buf, &st->cap, at + 2 * nblk * sizeof(float) + cnt, cx)) return -1; /* malloc'd: f32-aligned at `at` */
+    uint8_t *e = st->buf + bytes, *c = codes ? codes : st->buf + at + 2 * nblk * sizeof(float);
+    float *s = (float *)(void *)(st->buf + at);
+    if (pc_tensor_read(d->blocks, r0 * K / 2, st->buf, bytes) || (weights && pc_tensor_read(d->scales, r0 * K / 32, e, nblk))) {
+        pc_io_error(cx, "%s: cannot read the MXFP4 blocks and scales", m->prefix);
+        return -1;
+    }
     pc_stream_fn(impl)(st->buf, 4, cnt, c);
-    if (weights) pc_nvfp4_dequant(impl)(c, cnt / 32, 32, st->s + r0 * K / 16, weights);
+    if (!weights) return 0;
+    for (size_t i = 0; i < nblk; i++) s[2 * i] = s[2 * i + 1] = ldexpf(1.0f, (int)e[i] - d->bias); /* as mx_decode */
+    pc_nvfp4_dequant(impl)(c, nblk, 32, s, weights);
     return 0;
 }
 
