@@ -377,9 +377,13 @@ static int awq_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl
     if (codes) memcpy(codes, c, (size_t)n * K);
     for (size_t j = 0; weights && j < (size_t)n; j++) {
         size_t col = (size_t)r0 + j;
-        for (size_t k = 0; k < K; k++) {
-            size_t grp = k / gs * N;
-            weights[j * K + k] = (float)((int)c[j * K + k] - (int)st->z[grp + col]) * st->s[grp + col]; /* the whole decode's arithmetic */
+        const uint8_t *cj = c + j * K;
+        float *wj = weights + j * K;
+        for (size_t k0 = 0; k0 < K; k0 += gs) { /* one group: one zero point and scale */
+            size_t grp = k0 / gs * N, k1 = K - k0 < gs ? K : k0 + gs;
+            int zero = (int)st->z[grp + col];
+            float sc = st->s[grp + col];
+            for (size_t k = k0; k < k1; k++) wj[k] = (float)((int)cj[k] - zero) * sc; /* the whole decode's arithmetic */
         }
     }
     return 0;

@@ -659,11 +659,15 @@ static int gptq_decode_rows(const pc_input *in, const pc_module *pm, pc_impl imp
     const unsigned maxq = (1u << m->bits) - 1;
     for (size_t j = 0; weights && j < (size_t)n; j++) {
         size_t col = (size_t)r0 + j;
-        for (size_t k = 0; k < K; k++) {
-            size_t grp = (size_t)st->g[k] * N;
+        const uint8_t *cj = c + j * K;
+        float *wj = weights + j * K;
+        for (size_t k0 = 0, k1; k0 < K; k0 = k1) { /* runs of columns in one group (all of a group without act order) */
+            for (k1 = k0 + 1; k1 < K && st->g[k1] == st->g[k0];) k1++;
+            size_t grp = (size_t)st->g[k0] * N;
             unsigned stored = st->z[grp + col];
             int zero = (int)(m->v2 ? stored : (stored + 1) & maxq);
-            weights[j * K + k] = (float)((int)c[j * K + k] - zero) * st->s[grp + col]; /* the whole decode's arithmetic */
+            float sc = st->s[grp + col];
+            for (size_t k = k0; k < k1; k++) wj[k] = (float)((int)cj[k] - zero) * sc; /* the whole decode's arithmetic */
         }
     }
     return 0;
