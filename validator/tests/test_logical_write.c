@@ -1,10 +1,10 @@
 /* pc_logical_write (the unpack command) reuses its output buffers across modules and, for formats
- * with decode_rows (ct, gguf-blocks), decodes each module in row slices into two reused slots written by a
+ * with decode_rows (every decoding format), decodes each module in row slices into two reused slots written by a
  * second thread: every module it writes must equal that module's own decode into fresh buffers,
  * byte for byte, on fixtures with several modules of different sizes and block types (a larger
  * module followed by smaller ones, so stale bytes of the previous module would show), and on ct
- * fixtures of every scale strategy (tensor, channel, group, block, g_idx, MoE) and GGUF block types
- * (gguf-blocks has decode_rows too) with slices forced
+ * fixtures of every scale strategy (tensor, channel, group, block, g_idx, MoE), GGUF block types and
+ * a fixture or two of every other format with decode_rows (all that decode) with slices forced
  * far smaller than their modules (PACKCHECK_UNPACK_SLICE: one row, a few rows, a partial last
  * slice), on one thread and on two. */
 #include "harness/logical.h"
@@ -85,6 +85,11 @@ int main(void)
         "ct/dense-mixed-groups", "ct/dense-b4-block-asym", "ct/dense-b4-tensor", "ct/dense-b5-tensor-asym", "ct/dense-b6-channel-asym",
         "ct/dense-b3-group32-asym", "ct/legacy-b3-group32-actorder", "ct/dense-b3-moe", "ct/legacy-b6-moe-asym", "ct/legacy-b3-k200-no-version",
         "gq/kquant-probes", "gq/more-types-probes", "gq/mixed-q4_0-q4_1-q8_0", "gq/ternary", "llama/llama-q4-k-m",
+        /* every other format with a row decoder (test_decode_rows holds each on every fixture; here through unpack) */
+        "fp8/deepseek-fp8-rows-1000", "fp8/ct-fp8-block", "fp8/ct-naive-int8-group-asym", "nvfp4/ct-compressor",
+        "gptq/autogptq-v1-3bit-asym-descact-g16-random", "awq/autoawq-gemm-g32-random", "mlx/model-mixed-3-6", "mlx/model-mxfp4",
+        "bnb/probe-fp4-dq-row-tail", "bnb/model-int8", "hqq/probe-3bit-g64-f16", "hqq/probe-4bit-g32-axis0-f16",
+        "quark/model-int4-reorder", "quark/model-mxfp6-e2m3-e3m2", "modelopt/int4-awq", "modelopt/fp8-block", "mxfp4/gptoss-moe",
     };
     /* elements per slice: 1 and 7 (one row per slice), 100 and 300 (a few rows, a partial last slice), the default */
     static const char *const k_slice[] = {"1", "7", "100", "300", NULL};

@@ -113,13 +113,17 @@ static int write_whole(const pc_input *in, const pc_module *m, uint8_t *codes, f
 }
 
 /* Streamed module by module (issue 12 item 6): the header is known from the shapes alone, so it is
- * written first, then each module is decoded and written in name order. Formats with decode_rows
- * (ct, gguf-blocks) are decoded in slices of about PC_LV_SLICE_ELEMS elements into two reused, pre-faulted slots
- * (lv_writer.h) and each slice is pwritten to its place in M.codes and M.weight while the next one
- * is decoded (issue 29: a fresh buffer per module, or one sized for the largest module, made system
- * time dominate). Peak memory: 2 slots x max(PC_LV_SLICE_ELEMS, one row) x 5 bytes (2.5 MiB), plus 5 bytes per
- * element of the largest module whose format decodes only whole modules, plus a decode's own
- * reads (ct: its scales, zero points and g_idx), never the whole view. */
+ * written first, then each module is decoded and written in name order. Every decoding format has
+ * decode_rows (ct, gguf-blocks, fp8, nvfp4, mxfp4, modelopt, gptq, awq, mlx, bnb, bnb-int8, hqq,
+ * quark): modules are decoded in slices of about PC_LV_SLICE_ELEMS elements into two reused,
+ * pre-faulted slots (lv_writer.h) and each slice is pwritten to its place in M.codes and M.weight
+ * while the next one is decoded (issue 29: a fresh buffer per module, or one sized for the largest
+ * module, made system time dominate). Peak memory: 2 slots x max(PC_LV_SLICE_ELEMS, one row) x 5
+ * bytes (2.5 MiB), plus what a format's row decoder keeps for one module (README "Unpack": at most
+ * 8 bytes of scale and zero point per group of g elements, 8 / g bytes per element, and a read
+ * window of at most 4 MiB), never the module's view. A format without decode_rows (none today; a future one) or a module whose view
+ * is not whole rows is decoded whole into one reused buffer of 5 bytes per element of the largest
+ * such module. */
 int pc_logical_write(const pc_input *in, const char *out_path, pc_ctx *cx)
 {
     size_t n = in->nmodules, slice = slice_elems();

@@ -33,7 +33,7 @@ for f in "$TMP"/small/*.safetensors; do
     expect_grep "sha256 $(sha256sum "$f" | cut -d' ' -f1)  $f" "$TMP/out" "digest of $(basename "$f")"
 done
 checks=$((checks + 2))
-# unpack (issue 29): ct modules are decoded in row slices into two reused slots, so its peak RSS is
+# unpack (issue 29): modules are decoded in row slices into two reused slots, so its peak RSS is
 # validate's on the same checkpoint plus the slots (2 x 256 Ki elements x 5 bytes = 2.5 MiB), not a
 # module's view: the 1024 x 4096 modules here would add 20 MiB as a whole-module buffer.
 GEN=$(dirname "$PC")/packcheck-gen-ckpt
@@ -45,6 +45,25 @@ kb_unpack=$(tail -1 "$TMP/out")
 checks=$((checks + 1))
 echo "peak RSS: validate ${kb_val} KiB, unpack ${kb_unpack} KiB (largest module 4 Mi elements, 20 MiB as codes + f32)"
 if [ $((${kb_unpack:-999999} - ${kb_val:-0})) -gt $((8 * 1024)) ]; then echo "FAIL: unpack peak RSS ${kb_unpack} KiB exceeds validate's ${kb_val} KiB by more than 8 MiB"; fails=$((fails + 1)); fi
+# The same bound for a format decoded through its own row decoder (fp8: DeepSeek 128 x 128 blocks,
+# whose slices cut blocks): one 4096 x 1024 F8_E4M3 weight (a hole: every byte 0 is E4M3 zero)
+# beside its 32 x 8 F32 scales of 1.0. Decoded whole it would add 20 MiB (codes + f32) plus 4 MiB read.
+mkdir -p "$TMP/fp8"
+printf '{"quantization_config":{"quant_method":"fp8","fmt":"e4m3","activation_scheme":"dynamic","weight_block_size":[128,128]}}' > "$TMP/fp8/config.json"
+hdr='{"m.weight_scale_inv":{"dtype":"F32","shape":[32,8],"data_offsets":[0,1024]},"m.weight":{"dtype":"F8_E4M3","shape":[4096,1024],"data_offsets":[1024,4195328]}}'
+while [ $((${#hdr} % 8)) != 0 ]; do hdr="$hdr "; done
+n=${#hdr}
+printf "$(printf '\\%03o\\%03o\\000\\000\\000\\000\\000\\000' $((n % 256)) $((n / 256)))" > "$TMP/fp8/model.safetensors"
+printf '%s' "$hdr" >> "$TMP/fp8/model.safetensors"
+for i in $(seq 256); do printf '\000\000\200\077'; done >> "$TMP/fp8/model.safetensors"
+truncate -s $((8 + n + 1024 + 4194304)) "$TMP/fp8/model.safetensors"
+expect_rc 0 "validate, fp8 checkpoint" -- "$RSS" "$PC" validate --quiet "$TMP/fp8"
+kb_fval=$(tail -1 "$TMP/out")
+expect_rc 0 "unpack, fp8 checkpoint" -- "$RSS" "$PC" unpack "$TMP/fp8" --out "$TMP/fview.safetensors"
+kb_funpack=$(tail -1 "$TMP/out")
+checks=$((checks + 1))
+echo "peak RSS: validate ${kb_fval} KiB, unpack ${kb_funpack} KiB (fp8 module 4 Mi elements, 20 MiB as codes + f32)"
+if [ $((${kb_funpack:-999999} - ${kb_fval:-0})) -gt $((8 * 1024)) ]; then echo "FAIL: fp8 unpack peak RSS ${kb_funpack} KiB exceeds validate's ${kb_fval} KiB by more than 8 MiB"; fails=$((fails + 1)); fi
 echo "peak RSS: 64 MiB checkpoint ${kb_small} KiB, 1 GiB checkpoint ${kb_big} KiB"
 if [ "${kb_big:-999999}" -gt $((64 * 1024)) ]; then echo "FAIL: peak RSS ${kb_big} KiB over 64 MiB"; fails=$((fails + 1)); fi
 if [ $((${kb_big:-999999} - ${kb_small:-0})) -gt $((8 * 1024)) ]; then echo "FAIL: peak RSS grew with the file: ${kb_small} -> ${kb_big} KiB"; fails=$((fails + 1)); fi

@@ -11,7 +11,9 @@
  *
  * Logical view (CONTRACT 3): codes [N, K] = the stored nibble transposed; weight
  * w = f32(q - z) * f32(scales[k // gs, n]). */
+#include "../row_decode.h"
 #include "../qlinear.h"
+#include "../ql_strip.h"
 #include "../autoround/autoround.h"
 
 #include "../../core/arith.h"
@@ -317,6 +319,76 @@ out:
 }
 
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* View row n of [N, K] is column n of qweight [K, N / 8]: a nibble of word column n / 8 in every
+ * stored row. A slice of view rows reads the strip of word columns that covers it (ql_strip.h: a
+ * window of columns kept between slices), unpacks it with the same kernel (each word unpacks on its
+ * own, so a strip of words gives the columns the whole decode gives), transposes it and keeps the
+ * slice's columns; a slice that starts or ends inside a word takes part of that word. Zero points
+ * and scales are unpacked once per module. */
+typedef struct awq_rows {
+    ql_strip strip;
+    uint8_t *z;
+    float *s;
+    uint8_t *buf;    /* packed strip, unpacked [K, 8w], transposed [8w, K] */
+    size_t cap;
+} awq_rows;
+
+static void awq_rows_free(void *p)
+{
+    awq_rows *r = p;
+    if (r) { ql_strip_free(&r->strip); free(r->z); free(r->s); free(r->buf); }
+    free(r);
+}
+
+static awq_rows *awq_rows_state(const pc_module *pm, pc_impl impl, void **state, pc_ctx *cx)
+{
+    const awq_mod *m = pm->priv;
+    awq_rows *r = *state;
+    if (r) return r;
+    if (!(r = *state = calloc(1, sizeof *r))) { cx->oom = true; return NULL; }
+    r->strip = (ql_strip){.t = m->qweight, .rows = m->K, .row_bytes = m->N / 2};
+    uint8_t *rz = pc_tensor_load(m->qzeros, QL_TENSOR_LIMIT);
+    r->z = malloc((size_t)(m->G * m->N));
+    r->s = ql_load_f32(m->scales, m->G * m->N, QL_TENSOR_LIMIT);
+    bool ok = rz && r->z && r->s && m->qweight->nbytes == m->K * m->N / 2 && m->qzeros->nbytes == m->G * m->N / 2;
+    if (ok) pc_awq_unpack_fn(impl)(rz, (size_t)m->G, (size_t)m->N, r->z);
+    free(rz);
+    if (!ok) { pc_io_error(cx, "%s: cannot read or allocate the module", pm->prefix); return NULL; }
+    return r;
+}
+
+static int awq_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                           uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const awq_mod *m = pm->priv;
+    awq_rows *st = awq_rows_state(pm, impl, state, cx);
+    if (!st) return -1;
+    uint64_t w0 = r0 / 8, w1 = (r0 + n + 7) / 8, off = r0 - 8 * w0; /* word columns covering the slice */
+    size_t K = (size_t)m->K, N = (size_t)m->N, gs = (size_t)m->gs, nc = (size_t)(8 * (w1 - w0));
+    size_t pb = (size_t)(m->K * (w1 - w0) * 4), cnt = nc * K; /* <= (n + 14) * K */
+    if (!pc_rows_buf(&st->buf, &st->cap, pb + 2 * cnt, cx)) return -1;
+    uint8_t *q = st->buf + pb, *t = q + cnt, *c = t + off * K;
+    if (ql_strip_get(&st->strip, w0 * 4, (w1 - w0) * 4, st->buf, cx)) return -1;
+    pc_awq_unpack_fn(impl)(st->buf, K, nc, q);
+    ql_transpose_u8(q, K, nc, t);
+    if (codes) memcpy(codes, c, (size_t)n * K);
+    for (size_t j = 0; weights && j < (size_t)n; j++) {
+        size_t col = (size_t)r0 + j;
+        const uint8_t *cj = c + j * K;
+        float *wj = weights + j * K;
+        for (size_t k0 = 0; k0 < K; k0 += gs) { /* one group: one zero point and scale */
+            size_t grp = k0 / gs * N, k1 = K - k0 < gs ? K : k0 + gs;
+            int zero = (int)st->z[grp + col];
+            float sc = st->s[grp + col];
+            for (size_t k = k0; k < k1; k++) wj[k] = (float)((int)cj[k] - zero) * sc; /* the whole decode's arithmetic */
+        }
+    }
+    return 0;
+}
+
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
 /* AutoAWQ's GEMM interleave: slot f of a word holds column 8c + k_order[f]. */
@@ -374,4 +446,4 @@ static const pc_part k_format_parts[] = {
     {".scales", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_awq = {.parts = k_format_parts, .name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};
+const pc_format pc_format_awq = {.parts = k_format_parts, .name = "awq", .detect = awq_detect, .check = awq_check, .decode = awq_decode, .decode_rows = awq_decode_rows, .decode_rows_free = awq_rows_free, .module_free = free, .diag_params = awq_diag_params, .bench = pc_awq_bench};

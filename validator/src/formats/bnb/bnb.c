@@ -11,6 +11,7 @@
  *
  * Logical view (CONTRACT 3): codes = the stored nibble; weight w = f32(table[q] * A[i // bs]), A the
  * absmax or, nested, f32(f32(nested_quant_map[absmax[j]] * nested_absmax[j // 256]) + offset). */
+#include "../row_decode.h"
 #include "../known_schemes.h"
 #include "../qlinear.h"
 
@@ -390,6 +391,57 @@ out:
     return rc;
 }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* bitsandbytes flattens the tensor: blocks of `blocksize` and the bytes' nibble pairs run across
+ * rows, so a slice of rows is the flat range [r0 * K, (r0 + n) * K), which may start in the low
+ * nibble of a byte and in the middle of a block. Both are handled here rather than refused: the
+ * bytes from the one holding the first element are unpacked and the first element picked, and a
+ * block cut by the slice's start is dequantized on its own against its absmax (fewer than
+ * blocksize elements, so the kernel's i / blocksize is 0 for each), the rest from a block
+ * boundary. Every element meets the same table, absmax and arithmetic as in the whole decode. */
+typedef struct bnb_rows {
+    float *s;        /* the block scales, once per module (block_scales) */
+    uint8_t *buf;    /* packed bytes, then unpacked codes */
+    size_t cap;
+} bnb_rows;
+
+static void bnb_rows_free(void *p)
+{
+    bnb_rows *r = p;
+    if (r) { free(r->s); free(r->buf); }
+    free(r);
+}
+
+static void bnb_rows_dequant(const bnb_mod *b, const float *s, pc_impl impl, uint64_t e0, const uint8_t *q, size_t cnt, float *out)
+{
+    size_t bs = (size_t)b->blocksize, head = e0 % bs ? bs - (size_t)(e0 % bs) : 0;
+    if (head > cnt) head = cnt;
+    if (head) pc_bnb4_dequant(impl)(q, head, pc_bnb4_table(b->fp4), s + e0 / bs, bs, out);
+    if (cnt > head) pc_bnb4_dequant(impl)(q + head, cnt - head, pc_bnb4_table(b->fp4), s + (e0 + head) / bs, bs, out + head);
+}
+
+static int bnb_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                           uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const bnb_mod *b = pm->priv;
+    uint64_t K = pm->shape[pm->ndim - 1], e0 = r0 * K, odd = e0 & 1;
+    size_t cnt = (size_t)(n * K), span = (size_t)(cnt + odd), bytes = span / 2 + span % 2; /* <= numel + 1 */
+    bnb_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (b->weight->nbytes != b->n / 2 + b->n % 2) { pc_io_error(cx, "%s: the weight is not ceil(n / 2) bytes", pm->prefix); return -1; }
+    if (weights && !st->s && !(st->s = block_scales(b))) { pc_io_error(cx, "%s: cannot read the block scales", pm->prefix); return -1; }
+    if (!pc_rows_buf(&st->buf, &st->cap, bytes + span + 1, cx)) return -1;
+    if (pc_tensor_read(b->weight, e0 / 2, st->buf, bytes)) { pc_io_error(cx, "%s: cannot read", b->weight->name); return -1; }
+    uint8_t *q = st->buf + bytes;
+    pc_bnb4_unpack(impl)(st->buf, span, q);
+    q += odd;
+    if (codes) memcpy(codes, q, cnt);
+    if (weights) bnb_rows_dequant(b, st->s, impl, e0, q, cnt, weights);
+    return 0;
+}
+
 /* Unclaimed parts of a bitsandbytes 4-bit module (one a rule rejected). */
 static bool bnb_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
@@ -503,6 +555,6 @@ static const pc_part k_format_parts[] = {
     {".weight.quant_state.bitsandbytes__fp4", PC_PART_COMPANION | PC_PART_JSON},
     {NULL, 0},
 };
-const pc_format pc_format_bnb = {.parts = k_format_parts, .name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode,
+const pc_format pc_format_bnb = {.parts = k_format_parts, .name = "bnb", .detect = bnb_detect, .check = bnb_check, .decode = bnb_decode, .decode_rows = bnb_decode_rows, .decode_rows_free = bnb_rows_free,
                                  .module_free = free, .explain = bnb_explain, .diag_params = bnb_diag_params,
                                  .pair_detect = bnb_pair_detect, .pair_check = bnb_pair_check, .bench = pc_bnb_bench};

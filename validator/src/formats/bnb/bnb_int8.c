@@ -11,6 +11,7 @@
  * Logical view (CONTRACT 3): codes = q + 128 (the ct-int8 view); weight
  * w = f32(f32(q * SCB[row]) * 0x1.020408p-7f), bitsandbytes' default int8_vectorwise_dequant
  * (_ops.py: `A * stats.view(-1, 1) * 7.874015718698502e-3`). */
+#include "../row_decode.h"
 #include "formats/format.h"
 #include "../known_schemes.h"
 #include "../qlinear.h"
@@ -205,6 +206,39 @@ static int bnb8_decode(const pc_input *in, const pc_module *pm, pc_impl impl, ui
     return rc;
 }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* One I8 byte per element and one SCB value per row: a slice of rows is a run of bytes and of SCB. */
+typedef struct bnb8_rows {
+    float *s;
+    uint8_t *buf;
+    size_t cap;
+} bnb8_rows;
+
+static void bnb8_rows_free(void *p)
+{
+    bnb8_rows *r = p;
+    if (r) { free(r->s); free(r->buf); }
+    free(r);
+}
+
+static int bnb8_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                            uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const bnb8_mod *b = pm->priv;
+    size_t cnt = (size_t)(n * b->cols);
+    bnb8_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (b->weight->nbytes != b->rows * b->cols) { pc_io_error(cx, "%s: the weight is not rows x cols bytes", pm->prefix); return -1; }
+    if (weights && !st->s && !(st->s = ql_load_f32(b->scb, b->rows, BNB8_TENSOR_LIMIT))) { pc_io_error(cx, "%s: cannot read", b->scb->name); return -1; }
+    if (!pc_rows_buf(&st->buf, &st->cap, cnt, cx)) return -1;
+    if (pc_tensor_read(b->weight, r0 * b->cols, st->buf, cnt)) { pc_io_error(cx, "%s: cannot read", b->weight->name); return -1; }
+    if (codes) pc_bnb8_codes(impl)(st->buf, cnt, codes);
+    if (weights) pc_bnb8_dequant(impl)(st->buf, (size_t)n, (size_t)b->cols, st->s + r0, weights);
+    return 0;
+}
+
 /* Unclaimed parts of an LLM.int8 module (one a rule rejected). */
 static bool bnb8_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
 {
@@ -224,5 +258,5 @@ static const pc_part k_format_parts[] = {
     {".weight_format", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_bnb_int8 = {.parts = k_format_parts, .name = "bnb-int8", .detect = bnb8_detect, .check = bnb8_check, .decode = bnb8_decode,
+const pc_format pc_format_bnb_int8 = {.parts = k_format_parts, .name = "bnb-int8", .detect = bnb8_detect, .check = bnb8_check, .decode = bnb8_decode, .decode_rows = bnb8_decode_rows, .decode_rows_free = bnb8_rows_free,
                                       .module_free = free, .explain = bnb8_explain, .bench = pc_bnb_int8_bench};

@@ -26,6 +26,7 @@
  * The compressed-tensors config is read with ct_config.c (the library's pydantic rules, CFG-02x). */
 #include "../ct/ct.h"
 #include "fp8_module.h"
+#include "../row_decode.h"
 
 #include "../../core/arith.h"
 #include "../../core/scan.h"
@@ -702,6 +703,75 @@ static int fp8_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint
 
 static void fp8_module_free(void *priv) { free(priv); }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* What every slice of one module needs, loaded once: the scale grid (and zero points) as the
+ * whole decode uses them, and a read buffer for the slice's stored bytes. */
+typedef struct f8_rows {
+    float *s;
+    int8_t *z;
+    uint8_t *buf;
+    size_t cap;
+} f8_rows;
+
+static void f8_rows_free(void *p)
+{
+    f8_rows *r = p;
+    if (r) { free(r->s); free(r->z); free(r->buf); }
+    free(r);
+}
+
+static f8_rows *f8_rows_state(const f8_module *d, void **state, bool weights, pc_ctx *cx)
+{
+    f8_rows *r = *state;
+    if (!r) {
+        if (!(r = calloc(1, sizeof *r))) { cx->oom = true; return NULL; }
+        *state = r;
+    }
+    if (weights && !r->s) {
+        if (!(r->s = load_scales(d, cx))) return NULL;
+        if (d->zp && !(r->z = pc_tensor_load(d->zp, F8_SCALE_LIMIT))) { pc_io_error(cx, "%s: cannot read", d->zp->name); return NULL; }
+    }
+    return r;
+}
+
+/* Rows [r, r + n) of one expert's [rows, cols] matrix (raw: their stored bytes), against that
+ * expert's grid; a slice may cut a block of bh rows (row_decode.h). */
+static void f8_rows_dequant(const f8_module *d, const f8_rows *st, pc_impl impl, uint64_t e, uint64_t r, uint64_t n,
+                            const uint8_t *raw, float *out)
+{
+    uint64_t grid = e * d->gr * d->gc;
+    pc_grid_rows(impl, d->kind == F8_CT_INT, raw, r, n, (size_t)d->cols, (size_t)d->bh, (size_t)d->bw, st->s + grid,
+                 st->z ? st->z + grid : NULL, out);
+}
+
+/* Rows [r0, r0 + n) of the view flattened to [E * rows, cols]. */
+static int fp8_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                           uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const f8_module *d = m->priv;
+    f8_rows *st = f8_rows_state(d, state, weights != NULL, cx);
+    if (!st) return -1;
+    size_t cnt = (size_t)(n * d->cols); /* <= numel <= 2^30 */
+    if (!pc_rows_buf(&st->buf, &st->cap, cnt, cx)) return -1;
+    if (pc_tensor_read(d->w, r0 * d->cols, st->buf, cnt)) {
+        pc_io_error(cx, "%s: cannot read %zu bytes at %llu", d->w->name, cnt, (unsigned long long)(r0 * d->cols));
+        return -1;
+    }
+    if (codes) {
+        if (d->kind == F8_CT_INT) for (size_t i = 0; i < cnt; i++) codes[i] = (uint8_t)((int8_t)st->buf[i] + (1 << (d->bits - 1)));
+        else memcpy(codes, st->buf, cnt);
+    }
+    for (uint64_t i = 0; weights && i < n;) { /* one run per expert the slice touches */
+        uint64_t e = (r0 + i) / d->rows, r = (r0 + i) % d->rows, len = d->rows - r < n - i ? d->rows - r : n - i;
+        f8_rows_dequant(d, st, impl, e, r, len, st->buf + i * d->cols, weights + i * d->cols);
+        i += len;
+    }
+    return 0;
+}
+
+
 
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
@@ -798,4 +868,4 @@ static const pc_part k_format_parts[] = {
     {"_activation_scale", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_fp8 = {.parts = k_format_parts, .name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .module_free = fp8_module_free, .diag_params = fp8_diag_params, .bench = pc_fp8_bench};
+const pc_format pc_format_fp8 = {.parts = k_format_parts, .name = "fp8", .detect = fp8_detect, .check = fp8_check, .decode = fp8_decode, .decode_rows = fp8_decode_rows, .decode_rows_free = f8_rows_free, .module_free = fp8_module_free, .diag_params = fp8_diag_params, .bench = pc_fp8_bench};

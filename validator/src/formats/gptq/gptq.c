@@ -13,7 +13,9 @@
  * mod 2^b = 0, the producer's intent for that field and what GPTQModel's own dequantizer and
  * AutoGPTQ's qlinear_cuda_old compute; rule GPTQ-013 rejects such files under the strict
  * profile (decoders disagree on them) and warns under compat. */
+#include "../row_decode.h"
 #include "../qlinear.h"
+#include "../ql_strip.h"
 #include "../autoround/autoround.h"
 
 #include "../../core/arith.h"
@@ -597,6 +599,80 @@ out:
 }
 
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* View row n of [N, K] is column n of qweight [K * b / 32, N] (int32 words packed along K), so a
+ * slice of view rows is a strip of whole columns: read through a window of columns (ql_strip.h),
+ * unpacked by the same kernel with N = the slice's rows (each column unpacks on its own), then
+ * transposed like the whole decode. Zero points, scales and g_idx are loaded once per module. */
+typedef struct gptq_rows {
+    ql_strip strip;
+    uint8_t *z;
+    float *s;
+    int32_t *g;
+    uint8_t *buf;    /* packed strip, unpacked [K, n], transposed [n, K] */
+    size_t cap;
+} gptq_rows;
+
+static void gptq_rows_free(void *p)
+{
+    gptq_rows *r = p;
+    if (r) { ql_strip_free(&r->strip); free(r->z); free(r->s); free(r->g); free(r->buf); }
+    free(r);
+}
+
+static gptq_rows *gptq_rows_state(const pc_module *pm, pc_impl impl, void **state, pc_ctx *cx)
+{
+    const gptq_mod *m = pm->priv;
+    gptq_rows *r = *state;
+    if (r) return r;
+    if (!(r = *state = calloc(1, sizeof *r))) { cx->oom = true; return NULL; }
+    r->strip = (ql_strip){.t = m->qweight, .rows = m->K / 32 * m->bits, .row_bytes = m->N * 4};
+    r->z = load_zeros(m, impl);
+    r->s = ql_load_f32(m->scales, m->G * m->N, QL_TENSOR_LIMIT);
+    r->g = load_gidx(m);
+    if (!r->z || !r->s || !r->g || m->qweight->nbytes != m->K / 32 * m->bits * m->N * 4) {
+        pc_io_error(cx, "%s: cannot read or allocate the module", pm->prefix);
+        return NULL;
+    }
+    for (size_t k = 0; k < m->K; k++)
+        if (r->g[k] < 0 || (uint64_t)r->g[k] >= m->G) { /* the file changed since check() */
+            pc_report(cx, "GPTQ-007", m->g_idx->name, (int64_t)(m->g_idx->offset + 4 * k), "g_idx[%zu] = %d out of range", k, r->g[k]);
+            return NULL;
+        }
+    return r;
+}
+
+static int gptq_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                            uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const gptq_mod *m = pm->priv;
+    gptq_rows *st = gptq_rows_state(pm, impl, state, cx);
+    if (!st) return -1;
+    size_t K = (size_t)m->K, N = (size_t)m->N, cnt = (size_t)n * K, pb = (size_t)(st->strip.rows * n * 4);
+    if (!pc_rows_buf(&st->buf, &st->cap, pb + 2 * cnt, cx)) return -1;
+    uint8_t *q = st->buf + pb, *c = codes ? codes : q + cnt;
+    if (ql_strip_get(&st->strip, r0 * 4, n * 4, st->buf, cx)) return -1;
+    pc_gptq_unpack_fn(impl)(st->buf, m->bits, K, (size_t)n, q);
+    ql_transpose_u8(q, K, (size_t)n, c);
+    const unsigned maxq = (1u << m->bits) - 1;
+    for (size_t j = 0; weights && j < (size_t)n; j++) {
+        size_t col = (size_t)r0 + j;
+        const uint8_t *cj = c + j * K;
+        float *wj = weights + j * K;
+        for (size_t k0 = 0, k1; k0 < K; k0 = k1) { /* runs of columns in one group (all of a group without act order) */
+            for (k1 = k0 + 1; k1 < K && st->g[k1] == st->g[k0];) k1++;
+            size_t grp = (size_t)st->g[k0] * N;
+            unsigned stored = st->z[grp + col];
+            int zero = (int)(m->v2 ? stored : (stored + 1) & maxq);
+            float sc = st->s[grp + col];
+            for (size_t k = k0; k < k1; k++) wj[k] = (float)((int)cj[k] - zero) * sc; /* the whole decode's arithmetic */
+        }
+    }
+    return 0;
+}
+
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
 /* qweight [K*b/32, N]: b | 32 fields of each int32 word run along K (a reader may take them as
@@ -663,4 +739,4 @@ static const pc_part k_format_parts[] = {
     {".g_idx", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_gptq = {.parts = k_format_parts, .name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};
+const pc_format pc_format_gptq = {.parts = k_format_parts, .name = "gptq", .detect = gptq_detect, .check = gptq_check, .decode = gptq_decode, .decode_rows = gptq_decode_rows, .decode_rows_free = gptq_rows_free, .module_free = free, .diag_params = gptq_diag_params, .bench = pc_gptq_bench};

@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "formats/diag_util.h"
 #include "formats/qlinear.h"
+#include "formats/row_decode.h"
 #include "kernels.h"
 #include "kernels/oracle/round.h"
 
@@ -267,6 +268,79 @@ static int hqq_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uin
     return rc;
 }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* A slice of view rows is a flat range of the reshaped [R, C] matrix (same element order), but
+ * BitPack interleaves row blocks: reshaped row r is slot r / P of packed row r % P. The range is
+ * cut into pieces, each either whole reshaped rows of one slot block (packed rows contiguous) or
+ * part of one reshaped row (axis 0's rows are numel / group long, so a slice is inside one or
+ * two). A piece of nr rows x nc columns reads its packed rows' columns, unpacks them with the same
+ * kernel as an S * nr-row matrix (its slot blocks are then nr rows each) and keeps its own slot
+ * block, then dequantizes with the same kernel against its groups' zero points and scales: the
+ * whole decode's bytes, at the price of unpacking S - 1 unneeded slot blocks (S = 8 / b, 10 for
+ * 3 bits; codes are a fifth of the bytes unpack writes). */
+typedef struct hqq_rows {
+    float *z, *s;
+    uint8_t *buf;    /* packed piece, then its S slot blocks unpacked */
+    size_t cap;
+} hqq_rows;
+
+static void hqq_rows_free(void *p)
+{
+    hqq_rows *r = p;
+    if (r) { free(r->z); free(r->s); free(r->buf); }
+    free(r);
+}
+
+/* Reshaped rows [r, r + nr) (one slot block), columns [c0, c0 + nc) into codes/w (dense, either NULL). */
+static int hqq_piece(const hqq_mod *m, hqq_rows *st, pc_impl impl, uint64_t r, uint64_t nr, uint64_t c0, uint64_t nc,
+                     uint8_t *codes, float *w, pc_ctx *cx)
+{
+    unsigned S = pc_hqq_slots(m->unit_bits), unit = m->unit_bits == 3 ? 4 : 1;
+    uint64_t P = pc_hqq_packed_rows(m->unit_bits, (size_t)m->R), p = r % P, j = r / P;
+    size_t pb = (size_t)(nr * nc * unit), cnt = (size_t)(nr * nc);
+    if (!pc_rows_buf(&st->buf, &st->cap, pb + S * cnt, cx)) return -1;
+    for (uint64_t i = 0; i < nr; i += nc == m->C ? nr : 1) /* whole rows: one read; else one per row */
+        if (pc_tensor_read(m->wq, ((p + i) * m->C + c0) * unit, st->buf + i * nc * unit, nc == m->C ? pb : (size_t)(nc * unit))) {
+            pc_io_error(cx, "%s: cannot read", m->wq->name);
+            return -1;
+        }
+    uint8_t *q = st->buf + pb;
+    pc_hqq_unpack(impl)(st->buf, m->unit_bits, (size_t)(S * nr), (size_t)nc, q);
+    q += j * cnt;
+    if (codes) memcpy(codes, q, cnt);
+    uint64_t g = m->axis == 1 ? r : c0;
+    if (w) pc_hqq_dequant(impl)(q, (size_t)nr, (size_t)nc, m->axis, st->z + g, st->s + g, m->t, w);
+    return 0;
+}
+
+static int hqq_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                           uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const hqq_mod *m = pm->priv;
+    hqq_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (weights && !st->z && (!(st->z = load_in_t(m->zero, m->t)) || !(st->s = load_in_t(m->scale, m->t)))) {
+        pc_io_error(cx, "%s: cannot read the zero points and scales", pm->prefix);
+        return -1;
+    }
+    uint64_t K = pm->shape[pm->ndim - 1], e0 = r0 * K, e1 = (r0 + n) * K;
+    uint64_t P = pc_hqq_packed_rows(m->unit_bits, (size_t)m->R);
+    for (uint64_t at = e0; at < e1;) {
+        uint64_t r = at / m->C, c0 = at % m->C, nr = 1, nc = m->C - c0;
+        if (nc > e1 - at) nc = e1 - at;
+        if (c0 == 0 && nc == m->C) { /* whole rows, up to the end of the range or of the slot block */
+            nr = (e1 - at) / m->C;
+            if (nr > (r / P + 1) * P - r) nr = (r / P + 1) * P - r;
+        }
+        uint64_t o = at - e0;
+        if (hqq_piece(m, st, impl, r, nr, c0, nc, codes ? codes + o : NULL, weights ? weights + o : NULL, cx)) return -1;
+        at += nr * nc;
+    }
+    return 0;
+}
+
 /* Diagnosis: HQQ packs row blocks, so the elements that share a byte are P reshaped rows apart,
  * never neighbours; a nibble swap (4 bits) trades row r of the first half with row r + R/2. */
 static int64_t hqq_nibble_partner(const pc_diag_layout *l, uint64_t N, uint64_t K, uint64_t e, uint64_t n, uint64_t k)
@@ -325,5 +399,5 @@ static const pc_part k_format_parts[] = {
 
 extern const pc_bench_entry pc_hqq_bench[];
 const pc_format pc_format_hqq = {.name = "hqq", .parts = k_format_parts, .detect = hqq_detect, .check = hqq_check,
-                                 .decode = hqq_decode, .module_free = free, .diag_params = hqq_diag_params,
+                                 .decode = hqq_decode, .decode_rows = hqq_decode_rows, .decode_rows_free = hqq_rows_free, .module_free = free, .diag_params = hqq_diag_params,
                                  .bench = pc_hqq_bench};

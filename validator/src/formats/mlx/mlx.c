@@ -18,6 +18,7 @@
  * without dtype it returns bf16). Decoded with the NVFP4 / FP8 kernels and pc_e8m0_value. The one
  * place MLX's CPU decode leaves the OCP formula: E8M0 255 (NaN) reads as 2^128 (inf weights, NaN
  * for code 0); MLX-010 rejects that byte, so the decode never sees it. */
+#include "../row_decode.h"
 #include "../known_schemes.h"
 #include "../qlinear.h"
 
@@ -461,6 +462,62 @@ out:
     return rc;
 }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* The scales (and biases) as the whole decode loads them, once per module, and a read buffer. The
+ * weight is one LSB-first stream over the flattened [rows, cols] tensor; a row is cols * bits bits,
+ * a whole number of bytes (cols is a multiple of the group, itself of 16), so a slice of whole rows
+ * is a byte run that starts a stream of its own, and its scales are rows r0.. of [rows, groups]. */
+typedef struct mlx_rows {
+    float *s, *b;
+    uint8_t *buf;
+    size_t cap;
+} mlx_rows;
+
+static void mlx_rows_free(void *p)
+{
+    mlx_rows *r = p;
+    if (r) { free(r->s); free(r->b); free(r->buf); }
+    free(r);
+}
+
+static int mlx_rows_scales(const mlx_mod *m, mlx_rows *st)
+{
+    size_t ng = (size_t)(m->rows * (m->cols / m->group));
+    if (m->mode != MLX_AFFINE) return (st->s = fp_scales(m, m->mode == MLX_MXFP8 ? 1 : (size_t)m->group / 16)) ? 0 : -1;
+    st->s = ql_load_f32(m->scales, ng, MLX_TENSOR_LIMIT);
+    st->b = ql_load_f32(m->biases, ng, MLX_TENSOR_LIMIT);
+    return st->s && st->b ? 0 : -1;
+}
+
+static int mlx_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                           uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const mlx_mod *m = pm->priv;
+    mlx_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if ((m->cols * m->bits) % 8 || m->weight->nbytes * 8 != m->rows * m->cols * m->bits) {
+        pc_io_error(cx, "%s: rows are not whole bytes of the weight", pm->prefix);
+        return -1;
+    }
+    if (weights && !st->s && mlx_rows_scales(m, st)) { pc_io_error(cx, "%s: cannot read the scales", pm->prefix); return -1; }
+    size_t cnt = (size_t)(n * m->cols), bytes = (size_t)(n * m->cols * m->bits / 8); /* <= numel <= 2^30 */
+    if (!pc_rows_buf(&st->buf, &st->cap, bytes + cnt, cx)) return -1; /* the packed rows, then codes when the caller wants none */
+    if (pc_tensor_read(m->weight, r0 * m->cols * m->bits / 8, st->buf, bytes)) { pc_io_error(cx, "%s: cannot read", m->weight->name); return -1; }
+    uint8_t *q = codes ? codes : st->buf + bytes;
+    pc_stream_fn(impl)(st->buf, m->bits, cnt, q);
+    if (!weights) return 0;
+    size_t gpr = (size_t)(m->cols / m->group); /* groups per row */
+    if (m->mode == MLX_AFFINE)
+        pc_mlx_affine(impl)(q, (size_t)n, (size_t)m->cols, (size_t)m->group, st->s + r0 * gpr, st->b + r0 * gpr, scale_type(m->scales), weights);
+    else if (m->mode == MLX_MXFP8)
+        pc_fp8_dequant(impl)(q, (size_t)n, (size_t)m->cols, 1, (size_t)m->group, st->s + r0 * gpr, weights);
+    else
+        pc_nvfp4_dequant(impl)(q, (size_t)n, (size_t)m->cols, st->s + r0 * (m->cols / 16), weights);
+    return 0;
+}
+
 /* Unclaimed MLX tensors: the parts of modules a rule rejected (the verdict then is the rejection),
  * named with the config's global mode. */
 static bool mlx_explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
@@ -534,6 +591,6 @@ static const pc_part k_format_parts[] = {
     {".biases", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_mlx = {.parts = k_format_parts, .name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode,
+const pc_format pc_format_mlx = {.parts = k_format_parts, .name = "mlx", .detect = mlx_detect, .check = mlx_check, .decode = mlx_decode, .decode_rows = mlx_decode_rows, .decode_rows_free = mlx_rows_free,
                                  .module_free = free, .explain = mlx_explain, .diag_params = mlx_diag_params,
                                  .bench = pc_mlx_bench};

@@ -13,6 +13,7 @@
  * config.json's quantization_config with quant_method "modelopt"; MIXED_PRECISION names each
  * quantized module's algorithm under quantized_layers. NVFP4 modules are formats/nvfp4's; the
  * algorithms ModelOpt writes that packcheck does not decode are named by explain. Rules: family MO. */
+#include "../row_decode.h"
 #include "formats/format.h"
 
 #include "kernels.h"
@@ -433,6 +434,82 @@ static int modelopt_decode(const pc_input *in, const pc_module *m, pc_impl impl,
     return rc;
 }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* The scales, loaded once per module, and a read buffer. FP8: rows are runs of bytes against the
+ * block grid (row_decode.h). INT4 AWQ packs row pairs (byte (j, k) holds rows 2j and 2j + 1), so a
+ * slice that starts or ends on an odd row decodes that edge pair into a two-row scratch and keeps
+ * its row; whole pairs go straight to the output, with the same kernels as the whole decode. */
+typedef struct mo_rows {
+    float *s;
+    uint8_t *buf;    /* packed bytes, then the edge pair's codes and weights */
+    size_t cap;
+} mo_rows;
+
+static void mo_rows_free(void *p)
+{
+    mo_rows *r = p;
+    if (r) { free(r->s); free(r->buf); }
+    free(r);
+}
+
+/* Pairs [j, j + np) (packed rows at p) into rows [2j, 2j + 2np): codes and weights (either NULL). */
+static void mo_int4_pairs(const mo_module *d, const mo_rows *st, pc_impl impl, uint64_t j, uint64_t np, const uint8_t *p,
+                          uint8_t *codes, float *w)
+{
+    size_t K = (size_t)d->cols;
+    if (codes) pc_mo_int4_unpack(impl)(p, (size_t)(2 * np), K, codes);
+    if (w) pc_mo_int4_dequant(impl)(p, (size_t)(2 * np), K, (size_t)d->group, st->s + 2 * j * (K / d->group), w);
+}
+
+/* Rows [r0, r0 + n) from packed rows [r0 / 2, ...) at p. */
+static void mo_int4_rows(const mo_module *d, mo_rows *st, pc_impl impl, uint64_t r0, uint64_t n, const uint8_t *p,
+                         uint8_t *scratch, uint8_t *codes, float *w)
+{
+    size_t K = (size_t)d->cols;
+    uint8_t *sc = scratch;
+    float *sw = (float *)(void *)(scratch + (2 * K + 7) / 8 * 8); /* 2K codes, then 2K f32 (scratch is 8-aligned) */
+    uint64_t j = r0 / 2, out = 0;
+    if (r0 % 2) { /* the head: row 2j + 1 of pair j */
+        mo_int4_pairs(d, st, impl, j, 1, p, codes ? sc : NULL, w ? sw : NULL);
+        if (codes) memcpy(codes, sc + K, K);
+        if (w) memcpy(w, sw + K, K * sizeof *w);
+        out = 1, j++, p += K;
+    }
+    uint64_t whole = (n - out) / 2;
+    mo_int4_pairs(d, st, impl, j, whole, p, codes ? codes + out * K : NULL, w ? w + out * K : NULL);
+    out += 2 * whole, j += whole, p += whole * K;
+    if (out < n) { /* the tail: row 2j of pair j */
+        mo_int4_pairs(d, st, impl, j, 1, p, codes ? sc : NULL, w ? sw : NULL);
+        if (codes) memcpy(codes + out * K, sc, K);
+        if (w) memcpy(w + out * K, sw, K * sizeof *w);
+    }
+}
+
+static int modelopt_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                                uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const mo_module *d = m->priv;
+    mo_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (m->numel != d->rows * d->cols) { pc_io_error(cx, "%s: the view is not rows x cols", m->prefix); return -1; }
+    if (weights && !st->s && !(st->s = pc_diag_load_floats(d->scale))) { pc_io_error(cx, "%s: cannot read the scales", d->scale->name); return -1; }
+    size_t K = (size_t)d->cols;
+    bool fp8 = is_fp8(d->algo);
+    uint64_t p0 = fp8 ? r0 : r0 / 2, p1 = fp8 ? r0 + n : (r0 + n + 1) / 2; /* stored rows covering the slice */
+    size_t bytes = (size_t)((p1 - p0) * K), at = (bytes + 7) / 8 * 8, scratch = fp8 ? 0 : (2 * K + 7) / 8 * 8 + 2 * K * sizeof(float);
+    if (!pc_rows_buf(&st->buf, &st->cap, at + scratch, cx)) return -1; /* malloc'd: 8-aligned */
+    if (pc_tensor_read(d->w, p0 * K, st->buf, bytes)) { pc_io_error(cx, "%s: cannot read", d->w->name); return -1; }
+    if (!fp8) {
+        mo_int4_rows(d, st, impl, r0, n, st->buf, st->buf + at, codes, weights);
+        return 0;
+    }
+    if (codes) memcpy(codes, st->buf, bytes);
+    if (weights) pc_grid_rows(impl, false, st->buf, r0, n, K, (size_t)d->bh, (size_t)d->bw, st->s, NULL, weights);
+    return 0;
+}
+
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
 /* INT4 AWQ pairs rows along N: element (n, k) shares its byte with (n ^ 1, k). */
@@ -516,5 +593,5 @@ static const pc_part k_format_parts[] = {
     {NULL, 0},
 };
 const pc_format pc_format_modelopt = {.parts = k_format_parts, .name = "modelopt", .detect = modelopt_detect,
-                                      .check = modelopt_check, .decode = modelopt_decode, .module_free = free,
+                                      .check = modelopt_check, .decode = modelopt_decode, .decode_rows = modelopt_decode_rows, .decode_rows_free = mo_rows_free, .module_free = free,
                                       .explain = modelopt_explain, .diag_params = mo_diag_params, .bench = pc_modelopt_bench};

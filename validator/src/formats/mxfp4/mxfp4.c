@@ -22,6 +22,7 @@
  *                 127 + floor(log2(scale)) - 2 (bias 125), >= 0.14.0 stores 127 + floor(log2(scale))
  *                 (PR #538; reports/ct-mxfp4-e8m0-bias.md); quantization_config.version picks it, and a
  *                 version that does not settle it decodes with 127 and warns (MX-005). */
+#include "../row_decode.h"
 #include "formats/format.h"
 
 #include "../../core/arith.h"
@@ -359,6 +360,47 @@ static int mx_decode(const pc_input *in, const pc_module *m, pc_impl impl, uint8
     return rc;
 }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* Rows of K codes (K a multiple of 32): row r is packed bytes [r * K / 2, (r + 1) * K / 2) and
+ * E8M0 bytes [r * K / 32, (r + 1) * K / 32), so a slice of rows is a run of both; its f32 scales are
+ * made per slice exactly as the whole decode makes them. */
+typedef struct mx_rows {
+    uint8_t *buf;    /* packed bytes, E8M0 bytes, f32 scales, codes when the caller wants none */
+    size_t cap;
+} mx_rows;
+
+static void mx_rows_free(void *p)
+{
+    mx_rows *r = p;
+    if (r) free(r->buf);
+    free(r);
+}
+
+static int mx_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                          uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const mx_module *d = m->priv;
+    uint64_t K = m->shape[m->ndim - 1];
+    size_t cnt = (size_t)(n * K), bytes = cnt / 2, nblk = cnt / 32, at = (bytes + nblk + 3) / 4 * 4;
+    mx_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (K % 32) { pc_io_error(cx, "%s: rows of %llu codes are not whole blocks", m->prefix, (unsigned long long)K); return -1; }
+    if (!pc_rows_buf(&st->buf, &st->cap, at + 2 * nblk * sizeof(float) + cnt, cx)) return -1; /* malloc'd: f32-aligned at `at` */
+    uint8_t *e = st->buf + bytes, *c = codes ? codes : st->buf + at + 2 * nblk * sizeof(float);
+    float *s = (float *)(void *)(st->buf + at);
+    if (pc_tensor_read(d->blocks, r0 * K / 2, st->buf, bytes) || (weights && pc_tensor_read(d->scales, r0 * K / 32, e, nblk))) {
+        pc_io_error(cx, "%s: cannot read the MXFP4 blocks and scales", m->prefix);
+        return -1;
+    }
+    pc_stream_fn(impl)(st->buf, 4, cnt, c);
+    if (!weights) return 0;
+    for (size_t i = 0; i < nblk; i++) s[2 * i] = s[2 * i + 1] = ldexpf(1.0f, (int)e[i] - d->bias); /* as mx_decode */
+    pc_nvfp4_dequant(impl)(c, nblk, 32, s, weights);
+    return 0;
+}
+
 static void mx_module_free(void *priv) { free(priv); }
 
 
@@ -402,4 +444,4 @@ static const pc_part k_format_parts[] = {
     {".weight_scale", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_mxfp4 = {.parts = k_format_parts, .name = "mxfp4", .detect = mx_detect, .check = mx_check, .decode = mx_decode, .module_free = mx_module_free, .diag_params = mx_diag_params};
+const pc_format pc_format_mxfp4 = {.parts = k_format_parts, .name = "mxfp4", .detect = mx_detect, .check = mx_check, .decode = mx_decode, .decode_rows = mx_decode_rows, .decode_rows_free = mx_rows_free, .module_free = mx_module_free, .diag_params = mx_diag_params};

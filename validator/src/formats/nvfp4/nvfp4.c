@@ -12,6 +12,7 @@
  * NVFP4 global scales, and checkpoints whose config names NVFP4. The config is read here (the
  * scheme room does not know NVFP4). Rules: family NV (rules/rules.json); CT-005 is checked by
  * `packcheck equiv` (harness/equiv.c), which needs two checkpoints. */
+#include "../row_decode.h"
 #include "formats/format.h"
 
 #include "../ct/ct_match.h"
@@ -473,27 +474,40 @@ static void nvfp4_check(pc_input *in, pc_ctx *cx)
     check_naming(in, NV_MO, cx);
 }
 
-/* The per-group f32 scale of the contract (CONTRACT 3): CT divides by the global scale, ModelOpt
- * multiplies; each is one f32 rounding of the exact fp8 value and the global scale. */
-static int group_scales(const nv_module *d, float **out, pc_ctx *cx)
+/* The global scale (one F32). */
+static int global_scale(const nv_module *d, float *g, pc_ctx *cx)
 {
     uint8_t gb[4];
-    uint8_t *fp8 = pc_tensor_load(d->scale, NV_SCALE_LIMIT);
-    if (!fp8 || pc_tensor_read(d->gscale, 0, gb, 4)) {
-        free(fp8);
-        pc_io_error(cx, "%s: cannot read the NVFP4 scales", d->scale->name);
-        return -1;
-    }
+    if (pc_tensor_read(d->gscale, 0, gb, 4)) { pc_io_error(cx, "%s: cannot read the NVFP4 global scale", d->gscale->name); return -1; }
     uint32_t u = pc_le32(gb);
-    float g;
-    memcpy(&g, &u, 4);
-    size_t n = (size_t)d->scale->nbytes;
-    float *s = malloc(n ? n * sizeof *s : sizeof *s);
-    if (!s) { free(fp8); cx->oom = true; return -1; }
+    memcpy(g, &u, 4);
+    return 0;
+}
+
+/* The per-group f32 scale of the contract (CONTRACT 3) of n E4M3 block scales: CT divides by the
+ * global scale, ModelOpt multiplies; each is one f32 rounding of the exact fp8 value and the
+ * global scale. */
+static void scales_f32(const nv_module *d, const uint8_t *fp8, size_t n, float g, float *s)
+{
     for (size_t i = 0; i < n; i++) {
         float b = pc_f8e4m3_to_f32(fp8[i]);
         s[i] = d->naming == NV_CT ? b / g : b * g;
     }
+}
+
+static int group_scales(const nv_module *d, float **out, pc_ctx *cx)
+{
+    float g;
+    uint8_t *fp8 = pc_tensor_load(d->scale, NV_SCALE_LIMIT);
+    if (!fp8 || global_scale(d, &g, cx)) {
+        free(fp8);
+        pc_io_error(cx, "%s: cannot read the NVFP4 scales", d->scale->name);
+        return -1;
+    }
+    size_t n = (size_t)d->scale->nbytes;
+    float *s = malloc(n ? n * sizeof *s : sizeof *s);
+    if (!s) { free(fp8); cx->oom = true; return -1; }
+    scales_f32(d, fp8, n, g, s);
     free(fp8);
     *out = s;
     return 0;
@@ -528,6 +542,50 @@ static int nvfp4_decode(const pc_input *in, const pc_module *m, pc_impl impl, ui
 
 static void nvfp4_module_free(void *priv) { free(priv); }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* Row r of [rows, cols] is packed bytes [r * cols / 2, (r + 1) * cols / 2) and block scales
+ * [r * cols / 16, (r + 1) * cols / 16) (cols is a multiple of 16, check_module), so a slice of whole
+ * rows is a contiguous run of both: its scales are converted per slice (scales_f32, as the whole
+ * decode converts them) and the same kernels see the same bytes. Only the global scale is kept. */
+typedef struct nv_rows {
+    float g;
+    bool have_g;
+    uint8_t *buf;    /* packed bytes, fp8 scales, f32 scales, codes when the caller wants none */
+    size_t cap;
+} nv_rows;
+
+static void nv_rows_free(void *p)
+{
+    nv_rows *r = p;
+    if (r) free(r->buf);
+    free(r);
+}
+
+static int nvfp4_decode_rows(const pc_input *in, const pc_module *m, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                             uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const nv_module *d = m->priv;
+    nv_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (weights && !st->have_g && global_scale(d, &st->g, cx)) return -1;
+    st->have_g = st->have_g || weights;
+    size_t cnt = (size_t)(n * d->cols), bytes = cnt / 2, ns = cnt / 16, at = (bytes + ns + 3) / 4 * 4; /* <= numel <= 2^30 */
+    if (!pc_rows_buf(&st->buf, &st->cap, at + ns * sizeof(float) + cnt, cx)) return -1; /* malloc'd: f32-aligned at `at` */
+    float *s = (float *)(void *)(st->buf + at);
+    uint8_t *c = codes ? codes : st->buf + at + ns * sizeof(float);
+    if (pc_tensor_read(d->packed, r0 * d->cols / 2, st->buf, bytes) ||
+        (weights && pc_tensor_read(d->scale, r0 * (d->cols / 16), st->buf + bytes, ns))) {
+        pc_io_error(cx, "%s: cannot read", m->prefix);
+        return -1;
+    }
+    pc_stream_fn(impl)(st->buf, 4, cnt, c);
+    if (!weights) return 0;
+    scales_f32(d, st->buf + bytes, ns, st->g, s);
+    pc_nvfp4_dequant(impl)(c, (size_t)n, (size_t)d->cols, s, weights);
+    return 0;
+}
 
 /* ---- certify's diagnosis (pc_format.diag_params) ---- */
 
@@ -618,6 +676,6 @@ static const pc_part k_format_parts[] = {
     {".input_scale", PC_PART_COMPANION},
     {NULL, 0},
 };
-const pc_format pc_format_nvfp4 = {.parts = k_format_parts, .name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode,
+const pc_format pc_format_nvfp4 = {.parts = k_format_parts, .name = "nvfp4", .detect = nvfp4_detect, .check = nvfp4_check, .decode = nvfp4_decode, .decode_rows = nvfp4_decode_rows, .decode_rows_free = nv_rows_free,
                                    .module_free = nvfp4_module_free, .pair_detect = pc_nvfp4_pair_detect,
                                    .pair_check = pc_nvfp4_pair_check, .diag_params = nv_diag_params, .bench = pc_nvfp4_bench};

@@ -23,6 +23,8 @@
 #include "core/scan.h"
 #include "core/util.h"
 #include "formats/qlinear.h"
+#include "formats/ql_strip.h"
+#include "formats/row_decode.h"
 #include "kernels.h"
 
 #include <cjson/cJSON.h>
@@ -405,6 +407,78 @@ static int qk_decode(const pc_input *in, const pc_module *pm, pc_impl impl, uint
     return rc;
 }
 
+/* ---- unpack's row slices (pc_format.decode_rows) ---- */
+
+/* MX: rows are runs of the element stream (K * bits a whole number of bytes: K is a multiple of 32)
+ * and of the E8M0 bytes. FP8: rows are runs of bytes, the scale per tensor or per row. INT4: view
+ * row n is nibble slot n % 8 of word column n / 8 of every stored row [K, ceil(N / 8)], so a slice
+ * reads the strip of word columns that covers it (ql_strip.h) and keeps its rows of the unpacked
+ * strip; each word unpacks on its own, so the codes are the whole decode's. Scales (and zero
+ * points) are loaded once per module as the whole decode loads them. */
+typedef struct qk_rows {
+    ql_strip strip;
+    float *s;
+    int8_t *z;
+    uint8_t *e;
+    uint8_t *buf;
+    size_t cap;
+} qk_rows;
+
+static void qk_rows_free(void *p)
+{
+    qk_rows *r = p;
+    if (r) { ql_strip_free(&r->strip); free(r->s); free(r->z); free(r->e); free(r->buf); }
+    free(r);
+}
+
+static int qk_rows_params(const qk_mod *m, pc_impl impl, qk_rows *st)
+{
+    if (m->sp.kind == QK_MX) return (st->e = pc_tensor_load(m->s, QK_LIMIT)) ? 0 : -1;
+    if (m->sp.kind == QK_FP8) return (st->s = ql_load_f32(m->s, m->s->numel, QK_LIMIT)) ? 0 : -1;
+    return int4_params(m, impl, &st->s, &st->z);
+}
+
+static int qk_int4_rows(const qk_mod *m, qk_rows *st, pc_impl impl, uint64_t r0, uint64_t n, uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    uint64_t w0 = r0 / 8, w1 = (r0 + n + 7) / 8, nsub = 8 * w1 > m->N ? m->N - 8 * w0 : 8 * (w1 - w0), G = m->K / m->sp.group;
+    size_t K = (size_t)m->K, pb = (size_t)(m->K * (w1 - w0) * 4);
+    if (!pc_rows_buf(&st->buf, &st->cap, pb + (size_t)nsub * K, cx)) return -1;
+    if (ql_strip_get(&st->strip, w0 * 4, (w1 - w0) * 4, st->buf, cx)) return -1;
+    uint8_t *c = st->buf + pb + (r0 - 8 * w0) * K;
+    pc_qk_int4_unpack(impl)(st->buf, K, (size_t)nsub, m->reorder, st->buf + pb);
+    if (codes) memcpy(codes, c, (size_t)n * K);
+    if (weights) pc_qk_int4_dequant(impl)(c, (size_t)n, K, (size_t)m->sp.group, m->sp.is_signed, st->s + r0 * G, st->z + r0 * G, weights);
+    return 0;
+}
+
+static int qk_decode_rows(const pc_input *in, const pc_module *pm, pc_impl impl, void **state, uint64_t r0, uint64_t n,
+                          uint8_t *codes, float *weights, pc_ctx *cx)
+{
+    (void)in;
+    const qk_mod *m = pm->priv;
+    qk_rows *st = *state;
+    if (!st && !(st = *state = calloc(1, sizeof *st))) { cx->oom = true; return -1; }
+    if (weights && !st->s && !st->e && qk_rows_params(m, impl, st)) { pc_io_error(cx, "%s: cannot read the scales", pm->prefix); return -1; }
+    if (m->sp.kind == QK_INT4) {
+        if (!st->strip.t) st->strip = (ql_strip){.t = m->w, .rows = m->K, .row_bytes = (m->N + 7) / 8 * 4};
+        return qk_int4_rows(m, st, impl, r0, n, codes, weights, cx);
+    }
+    unsigned bits = m->sp.kind == QK_MX ? pc_qk_elem_bits(m->sp.elem) : 8;
+    size_t cnt = (size_t)(n * m->K), bytes = cnt * bits / 8;
+    if ((m->K * bits) % 8) { pc_io_error(cx, "%s: rows are not whole bytes", pm->prefix); return -1; }
+    if (!pc_rows_buf(&st->buf, &st->cap, bytes + cnt, cx)) return -1; /* stored bytes, then codes when the caller wants none */
+    if (pc_tensor_read(m->w, r0 * m->K * bits / 8, st->buf, bytes)) { pc_io_error(cx, "%s: cannot read", m->w->name); return -1; }
+    uint8_t *q = codes ? codes : st->buf + bytes;
+    if (m->sp.kind == QK_FP8) {
+        memcpy(q, st->buf, cnt);
+        if (weights) pc_grid_rows(impl, false, st->buf, r0, n, (size_t)m->K, m->sp.per_channel ? 1 : (size_t)m->N, (size_t)m->K, st->s, NULL, weights);
+        return 0;
+    }
+    pc_stream_fn(impl)(st->buf, bits, cnt, q);
+    if (weights) pc_qk_mx_dequant(impl)(q, (size_t)n, (size_t)m->K, m->sp.elem, st->e + r0 * (m->K / 32), weights);
+    return 0;
+}
+
 /* The tensors a module is made of (accounting, `packcheck formats --json`). */
 static const pc_part k_format_parts[] = {
     {".weight", PC_PART_CODES}, {".weight_scale", PC_PART_COMPANION}, {".weight_zero_point", PC_PART_COMPANION},
@@ -414,4 +488,4 @@ static const pc_part k_format_parts[] = {
 
 extern const pc_bench_entry pc_quark_bench[];
 const pc_format pc_format_quark = {.name = "quark", .parts = k_format_parts, .detect = qk_detect, .check = qk_check,
-                                   .decode = qk_decode, .module_free = free, .bench = pc_quark_bench};
+                                   .decode = qk_decode, .decode_rows = qk_decode_rows, .decode_rows_free = qk_rows_free, .module_free = free, .bench = pc_quark_bench};
