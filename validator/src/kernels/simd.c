@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const k_names[] = {"scalar", "avx2"};
+static const char *const k_names[] = {"scalar", "avx2", "avx512"};
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pc_simd g_auto;
@@ -28,10 +28,13 @@ static bool cpu_has_f16c(void)
 static bool runs_here(pc_simd s)
 {
 #ifdef PC_HAVE_X86_KERNELS
-    if (s == PC_SIMD_AVX2) {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && cpu_has_f16c();
-    }
+    __builtin_cpu_init();
+    bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && cpu_has_f16c();
+    if (s == PC_SIMD_AVX2) return avx2;
+    /* libgcc's avx512 bits also require the OS to save the ZMM and mask state (XGETBV) */
+    if (s == PC_SIMD_AVX512)
+        return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl");
 #endif
     return s == PC_SIMD_SCALAR;
 }
@@ -49,7 +52,8 @@ static void choose_once(void)
     pc_avx2_plans_init();
 #endif
     int pick = named(getenv("PACKCHECK_KERNELS")); /* unknown or unsupported: the best one */
-    if (pick < 0) pick = runs_here(PC_SIMD_AVX2) ? PC_SIMD_AVX2 : PC_SIMD_SCALAR;
+    for (int s = PC_SIMD_AVX512; pick < 0; s--)
+        if (runs_here((pc_simd)s)) pick = s;
     g_auto = (pc_simd)pick;
 }
 
@@ -64,7 +68,7 @@ const char *pc_kernels_name(void) { return k_names[pc_simd_active()]; }
 
 const char *pc_kernels_available(size_t i)
 {
-    for (int s = PC_SIMD_AVX2; s >= PC_SIMD_SCALAR; s--)
+    for (int s = PC_SIMD_AVX512; s >= PC_SIMD_SCALAR; s--)
         if (runs_here((pc_simd)s) && i-- == 0) return k_names[s];
     return NULL;
 }

@@ -1,8 +1,12 @@
 /* One CPU-feature choice for every fast kernel. The build has no -march: SIMD code is compiled with
  * function target attributes and only called once the CPU has reported the features, so one binary
  * runs on any x86-64 (the x86 code compiles away elsewhere, or with PACKCHECK_NO_SIMD). The choice
- * is made once per process; PACKCHECK_KERNELS=scalar|avx2 overrides it, pc_kernels_select lets
- * tests and bench switch.
+ * is made once per process; PACKCHECK_KERNELS=scalar|avx2|avx512 overrides it, pc_kernels_select
+ * lets tests and bench switch.
+ *
+ * The sets are ordered: avx512 is the avx2 set (which also runs wherever avx512 does) with a few
+ * kernels replaced where AVX-512 BW/VL measured faster (the grid i-quants' signs, avx512_grid.c); a
+ * layout with no avx512 kernel runs its avx2 one under both. PC_PICK3 names the three.
  *
  * The convention, the same for every layout in kernels/ and in each format folder: a layout's fast
  * entry point is
@@ -18,18 +22,21 @@
 #define PC_HAVE_X86_KERNELS 1
 #endif
 
-typedef enum { PC_SIMD_SCALAR = 0, PC_SIMD_AVX2 = 1 } pc_simd;
+typedef enum { PC_SIMD_SCALAR = 0, PC_SIMD_AVX2 = 1, PC_SIMD_AVX512 = 2 } pc_simd;
 
 /* The implementation the fast entry points use (chosen on first use, thread-safe). */
 pc_simd pc_simd_active(void);
 
 #ifdef PC_HAVE_X86_KERNELS
-#define PC_PICK(scalar_fn, avx2_fn) (pc_simd_active() == PC_SIMD_AVX2 ? (avx2_fn) : (scalar_fn))
+#define PC_PICK(scalar_fn, avx2_fn) (pc_simd_active() >= PC_SIMD_AVX2 ? (avx2_fn) : (scalar_fn))
+#define PC_PICK3(scalar_fn, avx2_fn, avx512_fn) \
+    (pc_simd_active() == PC_SIMD_AVX512 ? (avx512_fn) : PC_PICK(scalar_fn, avx2_fn))
 #else
 #define PC_PICK(scalar_fn, avx2_fn) (scalar_fn)
+#define PC_PICK3(scalar_fn, avx2_fn, avx512_fn) (scalar_fn)
 #endif
 
-/* Which implementation runs here ("avx2", "scalar"), for bench and reports. */
+/* Which implementation runs here ("avx512", "avx2", "scalar"), for bench and reports. */
 const char *pc_kernels_name(void);
 /* The i-th implementation this CPU runs, NULL past the end. */
 const char *pc_kernels_available(size_t i);

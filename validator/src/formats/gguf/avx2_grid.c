@@ -22,9 +22,14 @@
  *     codes); the rows-only loops at the end of this file (each kernel's index work, row loads, joins
  *     and store, no signs) reach about 0.55x and 0.35x memcpy, so the IQ2 and IQ3 codes are
  *     0.86-0.92x of that bound and IQ1 (whose codes have no signs) 1.0x: `packcheck bench` reports it
- *     beside memcpy as fast_vs_bound. The sign work (vpshufb, and, cmpeq, xor, sub) is the rest;
- *     below the bound only fewer row fetches per code would help (a table of row pairs is 512 KiB
- *     for IQ3_XXS);
+ *     beside memcpy as fast_vs_bound. The sign work (vpshufb, and, cmpeq, xor, sub) is the rest:
+ *     the avx512 set (avx512_grid.c) does it with one masked subtract, IQ2_XXS 0.48 -> 0.51x memcpy,
+ *     IQ3 0.30 -> 0.32x. Below the bound only fewer row fetches per code would help, and nothing
+ *     tried on this machine gave that for IQ3 (4-byte rows, eight per 32 codes): the 64 row indices
+ *     of a block looked up in four 256-byte position tables by AVX-512 VBMI vpermi2b and interleaved
+ *     by unpacks, 0.34x memcpy in a standalone test (Zen 4 runs a zmm byte permute at half rate);
+ *     vpgatherdd zmm, 0.16x; rows merged by masked vpbroadcastd instead of broadcast + blend, 0.29 /
+ *     0.33x for IQ3_S / IQ3_XXS against 0.32 / 0.32x; a table of row pairs is 512 KiB;
  *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
  *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
  *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
@@ -42,6 +47,17 @@
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"
+
+/* avx512_grid.c includes this file with PC_GRID_AVX512 defined: the five kernels with signs are built
+ * a second time for the avx512 kernel set, the same loops with each sub-block's signs applied from a
+ * mask register (block_signs below); the IQ1 kernels and the bench bounds are built here only. */
+#ifdef PC_GRID_AVX512
+#define GRID_FN __attribute__((target("avx2,bmi2,f16c,avx512f,avx512bw,avx512vl")))
+#define GRID_DECODE(type) pc_##type##_decode_avx512
+#else
+#define GRID_FN AVX2_FN
+#define GRID_DECODE(type) pc_##type##_decode_avx2
+#endif
 
 /* Eight bytes at any alignment (x86: little-endian). */
 static inline uint64_t load_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -113,6 +129,28 @@ static inline AVX2_FN __m256i signed32p(__m256i g, __m256i pairs, unsigned ib)
     __m256i pat = _mm256_add_epi8(spread, _mm256_set1_epi8((char)(2 * ib))); /* constant once unrolled */
     return negate_where(g, sign_mask(_mm256_shuffle_epi8(pairs, pat)));
 }
+
+/* A block's 32 sign bytes (byte g: group g's signs, bit j for element j) as the sub-block loops use
+ * them. AVX2: the sign_pairs vector, spread and tested per sub-block (signed32p: five operations).
+ * AVX-512 (BW, VL): sub-block ib's four bytes are its 32-bit negation mask, so the signs cost one
+ * masked subtract and a mask load (IQ2_XXS codes 0.48 -> 0.51x memcpy, same run). */
+#ifdef PC_GRID_AVX512
+typedef struct { uint32_t sub[8]; } block_signs;
+static inline GRID_FN block_signs signs_of(__m256i s)
+{
+    block_signs b;
+    _mm256_storeu_si256((__m256i *)(void *)b.sub, s);
+    return b;
+}
+static inline GRID_FN __m256i apply_signs(__m256i g, const block_signs *s, unsigned ib)
+{
+    return _mm256_mask_sub_epi8(g, _cvtu32_mask32(s->sub[ib]), _mm256_setzero_si256(), g);
+}
+#else
+typedef struct { __m256i pairs; } block_signs;
+static inline AVX2_FN block_signs signs_of(__m256i s) { return (block_signs){sign_pairs(s)}; }
+static inline AVX2_FN __m256i apply_signs(__m256i g, const block_signs *s, unsigned ib) { return signed32p(g, s->pairs, ib); }
+#endif
 
 /* Bytes holding 7-bit ksigns indices -> ksigns_iq2xs of each: the parity of the byte in bit 7. */
 static inline AVX2_FN __m256i ksigns32(__m256i k)
@@ -267,7 +305,7 @@ static inline AVX2_FN void iq1m_indices(const uint8_t *blk, uint16_t idx[32])
 }
 
 /* ---- IQ2_XXS: fp16 d, then per sub-block ib the LE u32 pair (four row indices, aux1). ---- */
-static inline __attribute__((always_inline)) AVX2_FN void iq2_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) GRID_FN void iq2_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 66 * b;
@@ -276,25 +314,25 @@ static inline __attribute__((always_inline)) AVX2_FN void iq2_xxs_body(const uin
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256 v0 = _mm256_loadu_ps((const float *)(const void *)(blk + 2)), v1 = _mm256_loadu_ps((const float *)(const void *)(blk + 34));
         __m256i aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(v0, v1, 0xDD)), 0xD8); /* the eight aux1 */
-        const __m256i sp = sign_pairs(ksigns_aux(aux));
+        const block_signs sp = signs_of(ksigns_aux(aux));
         float sc[8];
         if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.25f));
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint8_t *p = blk + 2 + 8 * ib;
-            STORE32(q + 32 * ib, signed32p(rows8h(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), sp, ib));
+            STORE32(q + 32 * ib, apply_signs(rows8h(PC_IQ2XXS_GRID, p[0], p[1], p[2], p[3]), &sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
-AVX2_FN void pc_iq2_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+GRID_FN void GRID_DECODE(iq2_xxs)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     if (weights) iq2_xxs_body(src, nblocks, codes, weights);
     else iq2_xxs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }
 
 /* ---- IQ2_XS: fp16 d, LE u16 qs[32] (9-bit row index, 7-bit ksigns index), scales[8]. ---- */
-static inline __attribute__((always_inline)) AVX2_FN void iq2_xs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) GRID_FN void iq2_xs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 74 * b;
@@ -303,19 +341,19 @@ static inline __attribute__((always_inline)) AVX2_FN void iq2_xs_body(const uint
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), v1 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 34));
         __m256i k = _mm256_packus_epi16(_mm256_srli_epi16(v0, 9), _mm256_srli_epi16(v1, 9)); /* lane-interleaved */
-        const __m256i sp = sign_pairs(ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
+        const block_signs sp = signs_of(ksigns32(_mm256_permute4x64_epi64(k, 0xD8)));
         float sc[16];
         if (w) nibble_scales16(half_f32(blk), blk + 66, sc);
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint8_t *p = blk + 2 + 8 * ib;
             __m256i r = rows8h(PC_IQ2XS_GRID, pc_le16_at(p) & 511u, pc_le16_at(p + 2) & 511u, pc_le16_at(p + 4) & 511u, pc_le16_at(p + 6) & 511u);
-            STORE32(q + 32 * ib, signed32p(r, sp, ib));
+            STORE32(q + 32 * ib, apply_signs(r, &sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
-AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+GRID_FN void GRID_DECODE(iq2_xs)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     if (weights) iq2_xs_body(src, nblocks, codes, weights);
     else iq2_xs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
@@ -323,7 +361,7 @@ AVX2_FN void pc_iq2_xs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *
 
 /* ---- IQ2_S: fp16 d, qs[32] row index low bytes, signs[32], qh[8] (bits 2l, 2l + 1 of qh[ib] are
  * bits 8, 9 of group 4ib + l's index), scales[8]. ---- */
-static inline __attribute__((always_inline)) AVX2_FN void iq2_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) GRID_FN void iq2_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     uint16_t idx[2][32];
     if (nblocks) iq2s_indices(src, idx[0]);
@@ -335,16 +373,16 @@ static inline __attribute__((always_inline)) AVX2_FN void iq2_s_body(const uint8
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         float sc[16];
         if (w) nibble_scales16(half_f32(blk), blk + 74, sc);
-        const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
+        const block_signs sp = signs_of(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
         for (unsigned ib = 0; ib < 8; ib++) {
             __m256i r = rows8t(PC_IQ2S_GRID, idx[b & 1] + 4 * ib);
-            STORE32(q + 32 * ib, signed32p(r, sp, ib));
+            STORE32(q + 32 * ib, apply_signs(r, &sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[2 * ib], sc[2 * ib + 1], w + 32 * ib);
     }
 }
-AVX2_FN void pc_iq2_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+GRID_FN void GRID_DECODE(iq2_s)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     if (weights) iq2_s_body(src, nblocks, codes, weights);
     else iq2_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
@@ -359,7 +397,7 @@ static inline AVX2_FN void iq3xxs_offsets(const uint8_t *blk, uint16_t off[64])
         STORE32(off + 16 * h, _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * h))), 2));
 }
 
-static inline __attribute__((always_inline)) AVX2_FN void iq3_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) GRID_FN void iq3_xxs_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     uint16_t off[2][64];
     if (nblocks) iq3xxs_offsets(src, off[0]);
@@ -370,18 +408,18 @@ static inline __attribute__((always_inline)) AVX2_FN void iq3_xxs_body(const uin
         if (w && half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         __m256i aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
-        const __m256i sp = sign_pairs(ksigns_aux(aux));
+        const block_signs sp = signs_of(ksigns_aux(aux));
         float sc[8];
         if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
 #pragma GCC unroll 8
         for (unsigned ib = 0; ib < 8; ib++) {
-            STORE32(q + 32 * ib, signed32p(rows4o(PC_IQ3XXS_GRID, off[b & 1] + 8 * ib), sp, ib));
+            STORE32(q + 32 * ib, apply_signs(rows4o(PC_IQ3XXS_GRID, off[b & 1] + 8 * ib), &sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
-AVX2_FN void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+GRID_FN void GRID_DECODE(iq3_xxs)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     if (weights) iq3_xxs_body(src, nblocks, codes, weights);
     else iq3_xxs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
@@ -404,7 +442,7 @@ static inline AVX2_FN void iq3s_offsets(const uint8_t *blk, uint16_t off[64])
 
 /* ---- IQ3_S: fp16 d, qs[64], qh[8] (bit r % 8 of qh[r / 8] is bit 8 of row r's index), signs[32],
  * scales[4] (nibble ib % 2 of scales[ib / 2]); db = f32(d * (1 + 2 s)). ---- */
-static inline __attribute__((always_inline)) AVX2_FN void iq3_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+static inline __attribute__((always_inline)) GRID_FN void iq3_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     uint16_t off[2][64];
     if (nblocks) iq3s_offsets(src, off[0]);
@@ -422,23 +460,24 @@ static inline __attribute__((always_inline)) AVX2_FN void iq3_s_body(const uint8
             __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
             _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
         }
-        const __m256i sp = sign_pairs(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
+        const block_signs sp = signs_of(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
 #pragma GCC unroll 8
         for (unsigned ib = 0; ib < 8; ib++) {
             const uint16_t *o = off[b & 1] + 8 * ib;
             __m256i r = rows4o(PC_IQ3S_GRID, o);
-            STORE32(q + 32 * ib, signed32p(r, sp, ib));
+            STORE32(q + 32 * ib, apply_signs(r, &sp, ib));
         }
         if (!w) continue;
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
-AVX2_FN void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+GRID_FN void GRID_DECODE(iq3_s)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
     if (weights) iq3_s_body(src, nblocks, codes, weights);
     else iq3_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }
 
+#ifndef PC_GRID_AVX512
 /* ---- IQ1_S: fp16 d, qs[32], LE u16 qh[8]: bits 3l..3l + 2 are bits 8..10 of group 4ib + l's
  * index, bits 12..14 the scale s (dl = f32(d * (2 s + 1))), bit 15 the delta's sign. ---- */
 static inline __attribute__((always_inline)) AVX2_FN void iq1_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
@@ -538,4 +577,5 @@ ROWS_BOUND_AHEAD(iq1_m, 56, iq1m_indices, (const uint8_t *)PC_IQ1S_GRID, 32, row
 ROWS_BOUND_AHEAD(iq3_xxs, 98, iq3xxs_offsets, PC_IQ3XXS_GRID, 64, rows4o, 8)
 ROWS_BOUND_AHEAD(iq3_s, 110, iq3s_offsets, PC_IQ3S_GRID, 64, rows4o, 8)
 #undef ROWS_BOUND_AHEAD
+#endif /* !PC_GRID_AVX512 */
 #endif

@@ -34,6 +34,13 @@ static void decode_blocks(pc_block_fn fn, size_t bytes, size_t elems, const uint
         decode_blocks(PC_PICK(pc_##type##_decode_scalar, pc_##type##_decode_avx2), bytes, elems, src, nblocks, codes, \
                       weights);                                                                                      \
     }
+/* A type whose avx512 set has its own kernel (avx512_grid.c). */
+#define BLOCK_PICK3(type, elems, bytes)                                                                                   \
+    void pc_##type##_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)                     \
+    {                                                                                                                    \
+        decode_blocks(PC_PICK3(pc_##type##_decode_scalar, pc_##type##_decode_avx2, pc_##type##_decode_avx512), bytes, \
+                      elems, src, nblocks, codes, weights);                                                             \
+    }
 #define BLOCK_PORTABLE(type, elems, bytes)                                                           \
     void pc_##type##_decode_fast(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights) \
     {                                                                                                \
@@ -65,10 +72,10 @@ BLOCK_PICK(tq2_0, 256, 66)
 BLOCK_PICK(gguf_nvfp4, 64, 36)
 BLOCK_PICK(q1_0, 128, 18)
 BLOCK_PICK(q2_0, 64, 18)
-BLOCK_PICK(iq2_xxs, 256, 66)
-BLOCK_PICK(iq2_xs, 256, 74)
-BLOCK_PICK(iq2_s, 256, 82)
-BLOCK_PICK(iq3_xxs, 256, 98)
-BLOCK_PICK(iq3_s, 256, 110)
+BLOCK_PICK3(iq2_xxs, 256, 66)
+BLOCK_PICK3(iq2_xs, 256, 74)
+BLOCK_PICK3(iq2_s, 256, 82)
+BLOCK_PICK3(iq3_xxs, 256, 98)
+BLOCK_PICK3(iq3_s, 256, 110)
 BLOCK_PICK(iq1_s, 256, 50)
 BLOCK_PICK(iq1_m, 256, 56)

@@ -1,4 +1,4 @@
-/* The grid i-quants' tables: validator/src/kernels/data/iq_grids.bin, embedded by the build
+/* The grid i-quants' tables: validator/src/formats/gguf/iq_grids.bin, embedded by the build
  * (scripts/embed-bin.cmake, SHA-256 pinned in CMakeLists.txt), written by generators/iq_grids.py
  * from gguf-py 0.19.0 gguf/quants.py. One byte per grid element; ggml's names (ggml-common.h). */
 #ifndef PC_IQ_GRIDS_H

@@ -165,6 +165,12 @@ void pc_iq3_xxs_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, 
 void pc_iq3_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq1_s_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq1_m_decode_avx2(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* The avx512 set's (avx512_grid.c): the same loops, signs applied from mask registers. */
+void pc_iq2_xxs_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_xs_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq2_s_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_xxs_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+void pc_iq3_s_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 /* Bench references (avx2_grid.c): the row loads and stores of the codes kernels, no signs. */
 void pc_iq2_xxs_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
 void pc_iq2_xs_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);

@@ -1,5 +1,5 @@
-/* Shared by the AVX2 kernel files (x86-64 only; include after kernel_set.h). Functions carry the
- * target attribute themselves: the build has no -march, and nothing here runs unless dispatch.c
+/* Shared by the AVX2 kernel files (x86-64 only; include after kernels/simd.h). Functions carry the
+ * target attribute themselves: the build has no -march, and nothing here runs unless simd.c
  * saw AVX2, BMI2 and F16C on the CPU. */
 #ifndef PC_AVX2_INLINE_H
 #define PC_AVX2_INLINE_H

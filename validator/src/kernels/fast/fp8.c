@@ -5,7 +5,7 @@
  * from the integer m (exact). No f32 subnormal is ever formed, so no microcode assist slows the
  * AVX2 runs (an earlier version multiplied f32 subnormals by 2^120: 20x slower on such bytes).
  * 0x7F / 0xFF become NaN. Then one rounding by the scale, as the oracle. The AVX2 runs
- * (fast/fp8_avx2.c) do the same eight lanes at a time; kernels/dispatch.c chooses. */
+ * (fast/fp8_avx2.c) do the same eight lanes at a time; kernels/simd.c chooses. */
 #include "../kernels.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* AVX2 unpackers for the LE bit stream (ct-dense rows, NVFP4 and 4-bit nibbles) and the legacy
  * word-aligned layout. Compiled with function-level target attributes: nothing here runs unless
- * dispatch.c saw AVX2 and BMI2 on the CPU.
+ * simd.c saw AVX2 and BMI2 on the CPU.
  *
  * Every width 1..8 uses one table-driven step (after PERFORMANCE.md 3.3): a step emits 32 codes
  * from two 16-byte windows, one per 128-bit lane. Each 16-bit output lane w carries code 2w in its
