@@ -43,6 +43,21 @@ static AVX2_FN void row_pair(const uint8_t *p, size_t K, size_t g, const float *
     }
 }
 
+/* One output row from one nibble half (shift 4: the low nibbles, 0: the high), as the portable one. */
+AVX2_FN void pc_mo_int4_half_avx2(const uint8_t *p, size_t K, size_t g, unsigned shift, const float *s, float *o)
+{
+    if (g % 8) { pc_mo_int4_half_scalar(p, K, g, shift, s, o); return; }
+    const __m128i left = _mm_cvtsi32_si128((int)(24 + shift));
+    for (size_t k0 = 0; k0 < K; k0 += g) {
+        const __m256 a = _mm256_set1_ps(s[k0 / g]);
+        for (size_t k = k0; k < k0 + g; k += 8) {
+            __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + k)));
+            __m256i q = _mm256_srai_epi32(_mm256_sll_epi32(v, left), 28);
+            _mm256_storeu_ps(o + k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), a));
+        }
+    }
+}
+
 AVX2_FN void pc_mo_int4_dequant_avx2(const uint8_t *packed, size_t N, size_t K, size_t g, const float *scale, float *out)
 {
     if (g % 8) { pc_mo_int4_dequant_scalar(packed, N, K, g, scale, out); return; }

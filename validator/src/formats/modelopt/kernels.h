@@ -18,7 +18,10 @@ void pc_mo_int4_unpack_scalar(const uint8_t *packed, size_t N, size_t K, uint8_t
 void pc_mo_int4_dequant_ref(const uint8_t *packed, size_t N, size_t K, size_t g, const float *scale, float *out);
 void pc_mo_int4_dequant_fast(const uint8_t *packed, size_t N, size_t K, size_t g, const float *scale, float *out);
 void pc_mo_int4_dequant_scalar(const uint8_t *packed, size_t N, size_t K, size_t g, const float *scale, float *out);
+/* One output row (K elements from K packed bytes): the low nibbles for shift 4, the high for 0. */
+void pc_mo_int4_half_scalar(const uint8_t *p, size_t K, size_t g, unsigned shift, const float *s, float *o);
 #ifdef PC_HAVE_X86_KERNELS
+void pc_mo_int4_half_avx2(const uint8_t *p, size_t K, size_t g, unsigned shift, const float *s, float *o);
 void pc_mo_int4_unpack_avx2(const uint8_t *packed, size_t N, size_t K, uint8_t *codes);
 void pc_mo_int4_dequant_avx2(const uint8_t *packed, size_t N, size_t K, size_t g, const float *scale, float *out);
 #endif
