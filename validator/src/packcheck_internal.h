@@ -118,6 +118,7 @@ struct pc_input {
     size_t nfiles;
     pc_tensor *tensors;          /* sorted by name */
     size_t ntensors;
+    struct pc_name_index *names; /* hash index of tensors[] (container/name_index.h); NULL: search */
     bool is_gguf;
     /* Sidecar JSON (NULL when absent). `qconfig` is the quantization config that applies: an
      * explicit --config, else config.json's quantization_config, else the first sidecar found. */

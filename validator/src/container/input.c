@@ -11,6 +11,7 @@
 #include "../core/sha256.h"
 #include "json_report.h"
 #include "link_policy.h"
+#include "name_index.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -32,8 +33,19 @@ static int cmp_tensor(const void *a, const void *b)
     return strcmp(((const pc_tensor *)a)->name, ((const pc_tensor *)b)->name);
 }
 
+/* The tensors in name order, then their hash index (without one, lookups search the array). */
+static void sort_tensors(pc_input *in)
+{
+    pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+    pc_name_index_free(in->names);
+    in->names = pc_name_index_build(in->tensors, in->ntensors, PC_NAME_INDEX_MAX_PROBE);
+}
+
 const pc_tensor *pc_input_find(const pc_input *in, const char *name)
 {
+    bool searched = false;
+    const pc_tensor *hit = in->names ? pc_name_index_find(in->names, in->tensors, name, "", &searched) : NULL;
+    if (searched) return hit;
     pc_tensor key = {.name = (char *)name};
     return in->ntensors ? bsearch(&key, in->tensors, in->ntensors, sizeof key, cmp_tensor) : NULL;
 }
@@ -55,6 +67,9 @@ static size_t lower_bound(const pc_input *in, const char *key, size_t klen, cons
 
 const pc_tensor *pc_input_find_part(const pc_input *in, const char *prefix, const char *suffix)
 {
+    bool searched = false;
+    const pc_tensor *hit = in->names ? pc_name_index_find(in->names, in->tensors, prefix, suffix, &searched) : NULL;
+    if (searched) return hit;
     size_t lp = strlen(prefix), i = lower_bound(in, prefix, lp, suffix);
     if (i == in->ntensors) return NULL;
     const char *n = in->tensors[i].name;
@@ -336,7 +351,7 @@ static int open_listed(pc_input *in, char **names, size_t n, const st_index *ix,
         free(p);
     }
     if (rc == 0) {
-        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        sort_tensors(in);
         check_cross_file_duplicates(in, cx);
         if (ix->root && !pc_family_failed(cx, "ST")) st_index_verify(ix, in, cx);
     }
@@ -443,7 +458,7 @@ static pc_input *open_remote(pc_input *in, const char *config_override, pc_ctx *
     } else {
         in->files = calloc(1, sizeof *in->files);
         rc = in->files ? open_container(in, url, cx, &cap, NULL, NULL) : -1;
-        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        sort_tensors(in);
     }
     free(url);
     if (rc) cx->oom = true;
@@ -471,7 +486,7 @@ pc_input *pc_input_open(const char *path, const char *config_override, pc_ctx *c
     } else {
         in->files = calloc(1, sizeof *in->files);
         rc = in->files ? open_container(in, path, cx, &cap, NULL, NULL) : -1;
-        pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
+        sort_tensors(in);
     }
     free(root);
     if (rc) cx->oom = true;
@@ -485,6 +500,7 @@ void pc_input_free(pc_input *in)
     if (in->release_validation) in->release_validation(in); /* modules, claims, accounting (validate/) */
     for (size_t i = 0; i < in->ntensors; i++) free(in->tensors[i].name);
     free(in->tensors);
+    pc_name_index_free(in->names);
     for (size_t i = 0; i < in->nfiles; i++) pc_file_close(&in->files[i]);
     free(in->files);
     cJSON_Delete(in->cached);
