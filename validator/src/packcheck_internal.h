@@ -118,7 +118,6 @@ struct pc_input {
     size_t nfiles;
     pc_tensor *tensors;          /* sorted by name */
     size_t ntensors;
-    struct pc_name_index *names; /* hash index of tensors[] (container/name_index.h); NULL: search */
     bool is_gguf;
     /* Sidecar JSON (NULL when absent). `qconfig` is the quantization config that applies: an
      * explicit --config, else config.json's quantization_config, else the first sidecar found. */
@@ -160,7 +159,9 @@ enum { PC_TIER_FULL = 0, PC_TIER_HEADER = 1, PC_TIER_SAMPLE = 2 };
 
 const pc_tensor *pc_input_find(const pc_input *in, const char *name);
 /* The tensor named prefix + suffix (suffix usually starts with "."), found without building the
- * name: the lookups of a module's parts on a 100k-tensor checkpoint. NULL when absent. */
+ * name: the lookups of a module's parts on a 100k-tensor checkpoint. NULL when absent. These
+ * searches (find, find_part, prefixed, prefix_shared) start from where the thread's last one ended:
+ * a module's parts sit together in name order, so most take a few compares of names in cache. */
 const pc_tensor *pc_input_find_part(const pc_input *in, const char *prefix, const char *suffix);
 /* The tensors whose names start with `prefix`: a contiguous run of in->tensors (sorted by name)
  * starting at *first; returns its length. */

@@ -7,6 +7,7 @@
 #include "core/file.h"
 #include "core/util.h"
 
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,92 @@ static void test_json_lex(void)
     const char *vb = "{\"a,b:[{\":[1,2],\"c\\\"[\":{}}";
     CHECK(pc_json_value_bound((const uint8_t *)vb, strlen(vb)) == 1 + 7, "value bound %zu",
           pc_json_value_bound((const uint8_t *)vb, strlen(vb)));
+}
+
+/* The header's syntax check (pc_json_value_check), which replaced cJSON's parse + pc_json_lex_check
+ * for the safetensors header: the same lists as above, then a differential against that old pair
+ * on seeded mutants of header-shaped texts. The one intended difference: cJSON reads at most 63
+ * characters of a number and fails on a longer one, serde_json (the crate) reads any length. */
+static bool value_ok(const char *s, size_t n, size_t *end)
+{
+    size_t err = 0;
+    return pc_json_value_check((const uint8_t *)s, n, end, &err) && err == 0;
+}
+
+static bool old_value_ok(const char *s, size_t n, size_t *end)
+{
+    const char *e = NULL;
+    size_t nv, err;
+    cJSON *root = cJSON_ParseWithLengthOpts(s, n, &e, 0);
+    bool ok = root && pc_json_lex_check((const uint8_t *)s, (size_t)(e - s), &nv, &err);
+    cJSON_Delete(root);
+    if (ok) *end = (size_t)(e - s);
+    return ok;
+}
+
+static bool long_number(const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = strchr("0123456789+-.eE", s[i]) && s[i] ? run + 1 : 0;
+        if (run >= 60) return true;
+    }
+    return false;
+}
+
+static void test_json_value_check(void)
+{
+    static const char *const docs[] = {"{}", " {\"a\" : [1, -2, 0, 3.5e-7, 1E+2, true, false, null]}\n", "[[[]],[[]]]", "\"x\"", "-0"};
+    static const char *const bad[] = {"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "[1,]", "[1 2]", "{1:2}", "{\"a\":1 \"b\":2}",
+                                      "]", "{]", "[}", "01", "\x0c{}", "\xef\xbb\xbf{}", "{\x0b}", "tru", "[1-2]", "[1e400]"};
+    size_t end = 0;
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) CHECK(value_ok(docs[i], strlen(docs[i]), &end), "accepts %s", docs[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK(!value_ok(bad[i], strlen(bad[i]), &end), "rejects %s", bad[i]);
+    CHECK(value_ok("{} {}", 5, &end) && end == 2, "the value ends at 2 (%zu): the rest is trailing text", end);
+    char deep[300];
+    for (int d = 126; d <= 128; d++) {
+        for (int k = 0; k < d; k++) deep[k] = '[', deep[d + k] = ']';
+        CHECK(value_ok(deep, 2 * (size_t)d, &end) == (d <= 127), "nesting %d", d);
+    }
+    char longnum[80] = "[";
+    memset(longnum + 1, '7', 70);
+    longnum[71] = ']';
+    CHECK(value_ok(longnum, 72, &end), "a 70-digit number is JSON (serde_json reads it as f64)");
+
+    static const char *const seeds[] = {
+        "{\"__metadata__\":{\"format\":\"pt\"},\"a.weight\":{\"dtype\":\"F16\",\"shape\":[2,3],\"data_offsets\":[0,12]}}  ",
+        "{\"t\":{\"dtype\":\"I8\",\"shape\":[],\"data_offsets\":[0,1]},\"\\u0000\":{\"x\":[true,false,null,-1.5e3]}}",
+        " {\"k\\\"\\\\\\/\\n\\ud83d\\ude00\":[[[{}]]],\"n\":[0,1e-5,18446744073709551616]}\n",
+    };
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    size_t compared = 0, differ = 0;
+    for (size_t s = 0; s < sizeof seeds / sizeof *seeds; s++) {
+        for (int m = 0; m < 40000; m++) {
+            char buf[256] = {0};
+            size_t n = strlen(seeds[s]);
+            memcpy(buf, seeds[s], n);
+            for (int e = 0, edits = 1 + m % 3; e < edits; e++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                size_t at = (size_t)(rng >> 33) % (n + 1);
+                static const char pool[] = "{}[]:,\" \t\n\x0b-+.eE019tfnu\\\x01\xc3\xa9";
+                char c = pool[(rng >> 20) % (sizeof pool - 1)];
+                int op = (int)((rng >> 8) % 3);
+                if (op == 0 && at < n) buf[at] = c;                                          /* replace */
+                else if (op == 1 && n + 1 < sizeof buf) memmove(buf + at + 1, buf + at, n - at), buf[at] = c, n++; /* insert */
+                else if (at < n) memmove(buf + at, buf + at + 1, n - at - 1), n--;          /* delete */
+            }
+            size_t utf8_err;
+            if (!pc_utf8_valid((const uint8_t *)buf, n, &utf8_err) || long_number(buf, n)) continue; /* ST-004 comes first */
+            size_t e1 = 0, e2 = 0, lead = strspn(buf, " \t\n\r");
+            bool object = lead < n && buf[lead] == '{'; /* a header that is no object fails ST-005 either way */
+            bool a = value_ok(buf, n, &e1) && object, b = old_value_ok(buf, n, &e2) && object;
+            compared++;
+            if (a != b || (a && e1 != e2)) {
+                if (differ++ < 5) CHECK(0, "mutant %.*s: value check %d (end %zu), cJSON + lexer %d (end %zu)", (int)n, buf, a, e1, b, e2);
+            }
+        }
+    }
+    CHECK(compared > 60000 && differ == 0, "%zu mutants compared, %zu differ", compared, differ);
 }
 
 /* ================================================================================================
@@ -646,6 +733,7 @@ int main(void)
     snprintf(g_dir, sizeof g_dir, "%s/pc-test-st-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(g_dir)) { perror("mkdtemp"); return 2; }
     test_json_lex();
+    test_json_value_check();
     test_rule_table();
     test_offsets_in_findings();
     test_round_trip();

@@ -11,7 +11,6 @@
 #include "../core/sha256.h"
 #include "json_report.h"
 #include "link_policy.h"
-#include "name_index.h"
 #include "safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -33,43 +32,52 @@ static int cmp_tensor(const void *a, const void *b)
     return strcmp(((const pc_tensor *)a)->name, ((const pc_tensor *)b)->name);
 }
 
-/* The tensors in name order, then their hash index (without one, lookups search the array). */
-static void sort_tensors(pc_input *in)
+static void sort_tensors(pc_input *in) { pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor); }
+
+/* Where the last search ended, this thread: the next one usually looks near it (a module's parts
+ * sit together in name order, and the accounting walks the tensors in that order). A hint only: any
+ * value gives the right answer. */
+static _Thread_local size_t g_hint;
+
+/* Is tensor i's name below key (+ key2)? Without key2, a name starting with key is not below it. */
+static bool below(const pc_input *in, size_t i, const char *key, size_t klen, const char *key2)
 {
-    pc_sort(in->tensors, in->ntensors, sizeof *in->tensors, cmp_tensor);
-    pc_name_index_free(in->names);
-    in->names = pc_name_index_build(in->tensors, in->ntensors, PC_NAME_INDEX_MAX_PROBE);
+    const char *n = in->tensors[i].name;
+    int c = strncmp(n, key, klen);
+    if (!c && key2) c = strcmp(n + klen, key2);
+    return c < 0;
 }
 
-const pc_tensor *pc_input_find(const pc_input *in, const char *name)
-{
-    bool searched = false;
-    const pc_tensor *hit = in->names ? pc_name_index_find(in->names, in->tensors, name, "", &searched) : NULL;
-    if (searched) return hit;
-    pc_tensor key = {.name = (char *)name};
-    return in->ntensors ? bsearch(&key, in->tensors, in->ntensors, sizeof key, cmp_tensor) : NULL;
-}
-
-/* Index of the first tensor whose name is not below key (names are sorted by strcmp). */
+/* Index of the first tensor whose name is not below key (names are sorted by strcmp): galloping out
+ * from the hint (2 log d compares for an answer d places away), then a binary search. */
 static size_t lower_bound(const pc_input *in, const char *key, size_t klen, const char *key2)
 {
-    size_t lo = 0, hi = in->ntensors;
+    size_t n = in->ntensors, lo, hi, h = g_hint < n ? g_hint : n / 2;
+    if (!n) return 0;
+    if (below(in, h, key, klen, key2)) { /* the answer is in (h, n] */
+        size_t step = 1;
+        lo = h + 1;
+        hi = h + 1;
+        while (hi < n && below(in, hi, key, klen, key2)) { lo = hi + 1; hi = step < n - hi ? hi + step : n; step *= 2; }
+    } else { /* in [0, h] */
+        size_t step = 1;
+        hi = h;
+        lo = h;
+        while (lo > 0 && !below(in, lo - 1, key, klen, key2)) { hi = lo - 1; lo = step < lo ? lo - step : 0; step *= 2; }
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const char *n = in->tensors[mid].name;
-        int c = strncmp(n, key, klen);
-        if (!c && key2) c = strcmp(n + klen, key2); /* without key2, a name starting with key is not below it */
-        if (c < 0) lo = mid + 1;
+        if (below(in, mid, key, klen, key2)) lo = mid + 1;
         else hi = mid;
     }
+    g_hint = lo;
     return lo;
 }
 
+const pc_tensor *pc_input_find(const pc_input *in, const char *name) { return pc_input_find_part(in, name, ""); }
+
 const pc_tensor *pc_input_find_part(const pc_input *in, const char *prefix, const char *suffix)
 {
-    bool searched = false;
-    const pc_tensor *hit = in->names ? pc_name_index_find(in->names, in->tensors, prefix, suffix, &searched) : NULL;
-    if (searched) return hit;
     size_t lp = strlen(prefix), i = lower_bound(in, prefix, lp, suffix);
     if (i == in->ntensors) return NULL;
     const char *n = in->tensors[i].name;
@@ -500,7 +508,6 @@ void pc_input_free(pc_input *in)
     if (in->release_validation) in->release_validation(in); /* modules, claims, accounting (validate/) */
     for (size_t i = 0; i < in->ntensors; i++) free(in->tensors[i].name);
     free(in->tensors);
-    pc_name_index_free(in->names);
     for (size_t i = 0; i < in->nfiles; i++) pc_file_close(&in->files[i]);
     free(in->files);
     cJSON_Delete(in->cached);

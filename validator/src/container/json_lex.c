@@ -171,12 +171,9 @@ static size_t put_utf8(char *o, uint32_t cp)
     return 4;
 }
 
-char *pc_json_string_decode(const uint8_t *tok, size_t toklen, size_t *len)
+bool pc_json_string_decode_into(const uint8_t *tok, size_t toklen, char *o, size_t *len)
 {
-    if (toklen < 2) return NULL;
-    /* Decoding never grows the text: an escape of 6 or 12 bytes yields at most 4. */
-    char *o = malloc(toklen);
-    if (!o) return NULL;
+    if (toklen < 2) return false;
     size_t k = 0, end = toklen - 1;
     for (size_t i = 1; i < end; i++) {
         if (tok[i] != '\\') { o[k++] = (char)tok[i]; continue; }
@@ -186,11 +183,11 @@ char *pc_json_string_decode(const uint8_t *tok, size_t toklen, size_t *len)
         if (hit) { o[k++] = to[hit - from]; continue; }
         uint32_t cp = hex4(tok + i + 1);
         i += 4;
-        if (cp >= 0xdc00 && cp <= 0xdfff) goto bad;
+        if (cp >= 0xdc00 && cp <= 0xdfff) return false;
         if (cp >= 0xd800 && cp <= 0xdbff) {
-            if (i + 6 >= end || tok[i + 1] != '\\' || tok[i + 2] != 'u') goto bad;
+            if (i + 6 >= end || tok[i + 1] != '\\' || tok[i + 2] != 'u') return false;
             uint32_t lo = hex4(tok + i + 3);
-            if (lo < 0xdc00 || lo > 0xdfff) goto bad;
+            if (lo < 0xdc00 || lo > 0xdfff) return false;
             cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
             i += 6;
         }
@@ -198,10 +195,15 @@ char *pc_json_string_decode(const uint8_t *tok, size_t toklen, size_t *len)
     }
     o[k] = 0;
     *len = k;
+    return true;
+}
+
+char *pc_json_string_decode(const uint8_t *tok, size_t toklen, size_t *len)
+{
+    /* Decoding never grows the text: an escape of 6 or 12 bytes yields at most 4. */
+    char *o = toklen >= 2 ? malloc(toklen) : NULL;
+    if (o && !pc_json_string_decode_into(tok, toklen, o, len)) { free(o); return NULL; }
     return o;
-bad:
-    free(o);
-    return NULL;
 }
 
 bool pc_json_lex_next(pc_jlex *lx, pc_jtok *t)
@@ -262,4 +264,113 @@ bool pc_utf8_valid(const uint8_t *s, size_t n, size_t *err_at)
         i += need + 1;
     }
     return true;
+}
+
+static size_t skip_ws(const uint8_t *s, size_t n, size_t i)
+{
+    while (i < n && is_json_ws(s[i])) i++;
+    return i;
+}
+
+/* One value at s[*i] (after whitespace), inside `depth` containers; *i ends one past it. Recursion
+ * is bounded by PC_JSON_MAX_DEPTH. */
+static bool value_at(const uint8_t *s, size_t n, size_t *i, unsigned depth, size_t *err_at)
+{
+    size_t at = skip_ws(s, n, *i), end;
+    bool nul;
+    uint8_t c = at < n ? s[at] : 0;
+    if (c == '"') {
+        if (!(end = scan_string(s, n, at, &nul, err_at))) return false;
+    } else if (c == '-' || is_digit(c)) {
+        if (!(end = scan_number(s, n, at, err_at))) return false;
+        if (!is_delim(s, n, end) || !number_in_range(s + at, end - at)) { *err_at = !is_delim(s, n, end) ? end : at; return false; }
+    } else if (c == 't' || c == 'f' || c == 'n') {
+        if ((!match_word(s, n, at, "true", &end) && !match_word(s, n, at, "false", &end) && !match_word(s, n, at, "null", &end)) ||
+            !is_delim(s, n, end)) {
+            *err_at = at;
+            return false;
+        }
+    } else if (c == '{' || c == '[') {
+        if (depth + 1 > PC_JSON_MAX_DEPTH) { *err_at = at; return false; }
+        uint8_t close = c == '{' ? '}' : ']';
+        end = skip_ws(s, n, at + 1);
+        if (end < n && s[end] == close) { *i = end + 1; return true; }
+        for (;;) {
+            if (c == '{') {
+                end = skip_ws(s, n, end);
+                if (end >= n || s[end] != '"') { *err_at = end; return false; }
+                if (!(end = scan_string(s, n, end, &nul, err_at))) return false;
+                end = skip_ws(s, n, end);
+                if (end >= n || s[end] != ':') { *err_at = end; return false; }
+                end++;
+            }
+            if (!value_at(s, n, &end, depth + 1, err_at)) return false;
+            end = skip_ws(s, n, end);
+            if (end < n && s[end] == ',') { end++; continue; }
+            if (end < n && s[end] == close) { end++; break; }
+            *err_at = end;
+            return false;
+        }
+    } else {
+        *err_at = at;
+        return false;
+    }
+    *i = end;
+    return true;
+}
+
+bool pc_json_value_check(const uint8_t *s, size_t n, size_t *end, size_t *err_at)
+{
+    size_t i = 0;
+    if (!value_at(s, n, &i, 0, err_at)) return false;
+    *end = i;
+    return true;
+}
+
+uint8_t pc_json_peek(pc_jlex *lx)
+{
+    lx->pos = skip_ws(lx->s, lx->n, lx->pos);
+    return lx->pos < lx->n ? lx->s[lx->pos] : 0;
+}
+
+bool pc_json_open(pc_jlex *lx)
+{
+    pc_json_peek(lx);
+    lx->pos++;
+    uint8_t c = pc_json_peek(lx);
+    if (c != '}' && c != ']') return true;
+    lx->pos++;
+    return false;
+}
+
+bool pc_json_more(pc_jlex *lx)
+{
+    uint8_t c = pc_json_peek(lx);
+    lx->pos++;
+    return c == ',';
+}
+
+bool pc_json_key(pc_jlex *lx, pc_jtok *t)
+{
+    if (!pc_json_lex_next(lx, t)) return false;
+    pc_json_peek(lx);
+    lx->pos++; /* the ':' */
+    return true;
+}
+
+void pc_json_skip(pc_jlex *lx)
+{
+    uint8_t c = pc_json_peek(lx);
+    pc_jtok t;
+    if (c == '{' || c == '[') {
+        if (pc_json_open(lx))
+            do {
+                if (c == '{') pc_json_key(lx, &t);
+                pc_json_skip(lx);
+            } while (pc_json_more(lx));
+    } else if (c == '"' || c == '-' || is_digit(c)) {
+        pc_json_lex_next(lx, &t);
+    } else {
+        while (lx->pos < lx->n && lx->s[lx->pos] >= 'a' && lx->s[lx->pos] <= 'z') lx->pos++; /* true, false, null */
+    }
 }

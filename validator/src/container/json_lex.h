@@ -1,10 +1,11 @@
-/* A strict JSON lexer that walks a header alongside cJSON.
+/* A strict JSON lexer, syntax check and cursor.
  *
  * cJSON keeps numbers only as doubles, which cannot hold every u64 a safetensors header may carry,
- * and it accepts raw control characters in strings. So the header is first checked lexically here
- * (RFC 8259 strings and numbers), and while the cJSON tree is walked in document order the lexer
- * hands out the next string or number token, giving each node its exact source text and byte offset
- * without storing a token list. */
+ * accepts raw control characters in strings and builds a tree of ~100 bytes a value. The
+ * safetensors header is therefore checked by pc_json_value_check and walked with the cursor below,
+ * which hands out each string or number token with its exact source text and byte offset and builds
+ * nothing (a 150k-tensor header: 178 -> 78 MB peak, 0.57 -> 0.40 s). The index and the configs are
+ * lexed by pc_json_lex_check and then parsed by cJSON. */
 #ifndef PC_JSON_LEX_H
 #define PC_JSON_LEX_H
 
@@ -41,10 +42,32 @@ bool pc_json_lex_check(const uint8_t *s, size_t n, size_t *nvalues, size_t *err_
  * malformed text (it never fails). */
 size_t pc_json_value_bound(const uint8_t *s, size_t n);
 
+/* Full syntax check of the one JSON value at the start of s (JSON whitespace before it): RFC 8259's
+ * grammar with pc_json_lex_check's lexical rules and depth limit, which is what serde_json accepts.
+ * *end is one past the value (what follows is the caller's). On error *err_at is the offending
+ * offset. Builds nothing: the safetensors header is then walked with the cursor below. */
+bool pc_json_value_check(const uint8_t *s, size_t n, size_t *end, size_t *err_at);
+
+/* A cursor over text that passed pc_json_value_check (lx->pos at a value):
+ *   pc_json_peek   the first byte of the next value, after whitespace ('{', '[', '"', '-', a digit,
+ *                  't', 'f', 'n'; 0 at the end), not consumed;
+ *   pc_json_open   enters the object or array there: false when it is empty (and then left);
+ *   pc_json_key    an object member's key token, and its ':';
+ *   pc_json_more   after a member: true at ',' (another follows), false at the closing bracket;
+ *   pc_json_skip   steps over one whole value;
+ *   pc_json_lex_next (below) reads a string or number value's token. */
+uint8_t pc_json_peek(pc_jlex *lx);
+bool pc_json_open(pc_jlex *lx);
+bool pc_json_key(pc_jlex *lx, pc_jtok *t);
+bool pc_json_more(pc_jlex *lx);
+void pc_json_skip(pc_jlex *lx);
+
 /* Decode a string token (quotes included) that passed pc_json_lex_check into fresh UTF-8 bytes,
  * NUL-terminated; *len excludes the terminator and counts any U+0000 inside. NULL when out of
  * memory or on an invalid escape (a lone surrogate). */
 char *pc_json_string_decode(const uint8_t *tok, size_t toklen, size_t *len);
+/* The same into `out`, which holds at least toklen bytes; false on an invalid escape. */
+bool pc_json_string_decode_into(const uint8_t *tok, size_t toklen, char *out, size_t *len);
 
 /* Next string or number token after lx->pos. Only call on text that passed pc_json_lex_check. */
 bool pc_json_lex_next(pc_jlex *lx, pc_jtok *t);

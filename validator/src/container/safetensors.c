@@ -11,19 +11,18 @@
 #include "../core/util.h"
 #include "json_lex.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define ST_MAX_HEADER 100000000ull   /* the crate's MAX_HEADER_SIZE */
-#define ST_MAX_VALUES 2000000ull     /* LIMIT: bounds cJSON's memory to ~128 MiB */
+#define ST_MAX_VALUES 2000000ull     /* LIMIT (ST-024): bounds the entries a header can make */
 
 typedef struct st_entry {
-    char *name;           /* display form: cJSON's text, or for a name holding U+0000 an escaped copy */
+    char *name;           /* display form: the decoded name, or for a name holding U+0000 an escaped copy */
     const char *key;      /* the exact decoded name (may hold NUL bytes) and its length */
     size_t keylen;
-    char *owned;          /* what name/key point into when we decoded the name ourselves */
+    char *owned;          /* the escaped copy, when name is one */
     bool seen_dtype, seen_shape, seen_offsets, offsets_ok, ok;
     bool dropped;         /* an earlier definition of a duplicated name (compat: last wins) */
     pc_dtype dtype;
@@ -39,10 +38,12 @@ typedef struct st_parse {
     const char *fname;    /* for messages */
     const uint8_t *hdr;
     size_t n;
-    pc_jlex lx;
+    pc_jlex lx;           /* the cursor, over a header that passed pc_json_value_check */
     pc_ctx *cx;
+    char *keys;           /* every decoded key, NUL-terminated, one after another: at most n bytes */
+    size_t keys_used;
     st_entry *e;
-    size_t ne;
+    size_t ne, cap;
     pc_tensor *out;       /* appended tensors */
     size_t *nout, *capout;
 } st_parse;
@@ -60,27 +61,14 @@ static int64_t boff(const st_parse *p, uint64_t pos)
 
 static bool is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* Advance the lexer to the token of the node just reached in document order. */
 static bool next_tok(st_parse *p, pc_jtok *t) { return pc_json_lex_next(&p->lx, t); }
+static uint8_t peek(st_parse *p) { return pc_json_peek(&p->lx); }
+static void skip_value(st_parse *p) { pc_json_skip(&p->lx); }
 
-/* Skip the tokens of a subtree we do not interpret, keeping the lexer in step with the tree. */
-static void skip_value(st_parse *p, const cJSON *v)
-{
-    pc_jtok t;
-    if (cJSON_IsString(v) || cJSON_IsNumber(v)) { next_tok(p, &t); return; }
-    const cJSON *c;
-    bool obj = cJSON_IsObject(v);
-    cJSON_ArrayForEach(c, v) {
-        if (obj) next_tok(p, &t); /* key */
-        skip_value(p, c);
-    }
-}
-
-/* A name as the crate sees it: exact bytes, U+0000 included (cJSON's C strings stop at the first). */
+/* A name as the crate sees it: exact bytes, U+0000 included. */
 typedef struct st_key {
     const char *s;
     size_t len;
-    char *owned;
 } st_key;
 
 static int cmp_key(const void *a, const void *b)
@@ -90,19 +78,15 @@ static int cmp_key(const void *a, const void *b)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* The exact text of a key token: cJSON's string when it holds no U+0000, else decoded from the
- * token. Returns false when out of memory. */
-static bool key_of(const st_parse *p, const pc_jtok *t, const char *cjson_text, st_key *k)
+/* The decoded text of a key token, stored in p->keys (a token of L bytes decodes to at most L - 2
+ * bytes plus its NUL, and the tokens lie apart in the header: the store never runs out). */
+static st_key key_of(st_parse *p, const pc_jtok *t)
 {
-    k->owned = NULL;
-    if (!t->has_nul) {
-        k->s = cjson_text;
-        k->len = strlen(cjson_text);
-        return true;
-    }
-    k->owned = pc_json_string_decode(p->hdr + t->start, t->len, &k->len);
-    k->s = k->owned;
-    return k->owned != NULL;
+    char *at = p->keys + p->keys_used;
+    size_t len = 0;
+    if (!pc_json_string_decode_into(p->hdr + t->start, t->len, at, &len)) len = 0, *at = 0; /* checked: cannot fail */
+    p->keys_used += len + 1;
+    return (st_key){at, len};
 }
 
 /* Display form of a name holding NUL bytes: each NUL written as the six characters \u0000. */
@@ -121,95 +105,99 @@ static char *escape_nuls(const char *s, size_t len)
     return o;
 }
 
-static void check_metadata(st_parse *p, const cJSON *v, size_t key_pos)
+static void check_metadata(st_parse *p, size_t key_pos)
 {
-    if (cJSON_IsNull(v)) {
+    uint8_t c = peek(p);
+    if (c == 'n') {
         /* The crate treats null as absent; the spec says a string-to-string map (ST-035 is OFF
          * under compat: the catalogue, not this code, holds the profile difference). */
         pc_report(p->cx, "ST-035", "__metadata__", hoff(p, key_pos), "__metadata__ is null, not a map");
+        skip_value(p);
         return;
     }
-    if (!cJSON_IsObject(v)) {
+    if (c != '{') {
         pc_report(p->cx, "ST-009", "__metadata__", hoff(p, key_pos), "__metadata__ is not an object");
-        skip_value(p, v);
+        skip_value(p);
         return;
     }
-    size_t n = (size_t)cJSON_GetArraySize(v), k = 0;
-    st_key *keys = calloc(n ? n : 1, sizeof *keys);
-    if (!keys) { p->cx->oom = true; skip_value(p, v); return; }
-    const cJSON *c;
+    st_key *keys = NULL;
+    size_t k = 0, cap = 0;
     pc_jtok t;
-    cJSON_ArrayForEach(c, v) {
-        next_tok(p, &t);
-        if (key_of(p, &t, c->string, &keys[k])) k++;
-        else p->cx->oom = true;
-        if (!cJSON_IsString(c)) {
-            pc_report(p->cx, "ST-009", "__metadata__", hoff(p, t.start), "__metadata__[\"%s\"] is not a string", c->string);
-            skip_value(p, c);
-        } else {
-            next_tok(p, &t);
-        }
-    }
+    if (pc_json_open(&p->lx))
+        do {
+            pc_json_key(&p->lx, &t);
+            if (k == cap) {
+                st_key *nk = realloc(keys, (cap = cap ? 2 * cap : 16) * sizeof *nk);
+                if (!nk) { p->cx->oom = true; free(keys); keys = NULL; k = cap = 0; }
+                else keys = nk;
+            }
+            st_key key = key_of(p, &t);
+            if (keys) keys[k++] = key;
+            if (peek(p) != '"') {
+                pc_report(p->cx, "ST-009", "__metadata__", hoff(p, t.start), "__metadata__[\"%s\"] is not a string", key.s);
+                skip_value(p);
+            } else {
+                next_tok(p, &t);
+            }
+        } while (pc_json_more(&p->lx));
     pc_sort(keys, k, sizeof *keys, cmp_key);
     for (size_t i = 1; i < k; i++)
         if (!cmp_key(&keys[i], &keys[i - 1]))
             pc_report(p->cx, "ST-023", "__metadata__", hoff(p, key_pos), "duplicate __metadata__ key \"%s\"", keys[i].s);
-    for (size_t i = 0; i < k; i++) free(keys[i].owned);
     free(keys);
 }
 
-static bool read_u64(st_parse *p, const cJSON *v, uint64_t *out, size_t *at)
+/* A number token read as a u64 (false for anything else, which is skipped). */
+static bool read_u64(st_parse *p, uint64_t *out, size_t *at)
 {
     pc_jtok t;
-    if (!cJSON_IsNumber(v)) { *at = p->lx.pos; skip_value(p, v); return false; }
+    uint8_t c = peek(p);
+    *at = p->lx.pos;
+    if (c != '-' && !(c >= '0' && c <= '9')) { skip_value(p); return false; }
     next_tok(p, &t);
-    *at = t.start;
     return pc_json_u64(p->hdr + t.start, t.len, out);
 }
 
-static void parse_shape(st_parse *p, st_entry *e, const cJSON *v, const char *name)
+static void parse_shape(st_parse *p, st_entry *e, const char *name)
 {
-    if (!cJSON_IsArray(v)) {
+    if (peek(p) != '[') {
         pc_report(p->cx, "ST-013", name, e->at, "shape is not an array");
-        skip_value(p, v);
+        skip_value(p);
         e->ok = false;
         return;
     }
-    const cJSON *c;
     size_t at = 0;
     e->ndim = 0;
-    cJSON_ArrayForEach(c, v) {
-        uint64_t d;
-        if (!read_u64(p, c, &d, &at)) {
-            pc_report(p->cx, "ST-013", name, hoff(p, at), "shape entry %d is not a non-negative integer below 2^64", e->ndim);
-            e->ok = false;
-        } else if (e->ndim >= PC_MAX_DIMS) {
-            if (e->ndim == PC_MAX_DIMS) pc_report(p->cx, "ST-027", name, hoff(p, at), "rank above %d", PC_MAX_DIMS);
-            e->ok = false;
-        } else {
-            e->shape[e->ndim] = d;
-        }
-        e->ndim++;
-    }
+    if (pc_json_open(&p->lx))
+        do {
+            uint64_t d;
+            if (!read_u64(p, &d, &at)) {
+                pc_report(p->cx, "ST-013", name, hoff(p, at), "shape entry %d is not a non-negative integer below 2^64", e->ndim);
+                e->ok = false;
+            } else if (e->ndim >= PC_MAX_DIMS) {
+                if (e->ndim == PC_MAX_DIMS) pc_report(p->cx, "ST-027", name, hoff(p, at), "rank above %d", PC_MAX_DIMS);
+                e->ok = false;
+            } else {
+                e->shape[e->ndim] = d;
+            }
+            e->ndim++;
+        } while (pc_json_more(&p->lx));
 }
 
-static void parse_offsets(st_parse *p, st_entry *e, const cJSON *v, const char *name)
+static void parse_offsets(st_parse *p, st_entry *e, const char *name)
 {
     uint64_t o[2] = {0, 0};
     size_t at = 0;
     int n = 0;
-    bool ok = cJSON_IsArray(v);
-    const cJSON *c;
-    if (ok) {
-        cJSON_ArrayForEach(c, v) {
+    bool ok = peek(p) == '[';
+    if (!ok) skip_value(p);
+    else if (pc_json_open(&p->lx))
+        do {
             uint64_t x;
-            if (read_u64(p, c, &x, &at) && n < 2) o[n] = x;
+            if (read_u64(p, &x, &at) && n < 2) o[n] = x;
             else ok = false;
             n++;
-        }
-    } else {
-        skip_value(p, v);
-    }
+        } while (pc_json_more(&p->lx));
     if (!ok || n != 2) {
         pc_report(p->cx, "ST-017", name, e->at, "data_offsets is not two non-negative integers");
         e->ok = false;
@@ -243,56 +231,66 @@ static void show_token(const uint8_t *tok, size_t toklen, char *out, size_t n)
     free(dec);
 }
 
-static void parse_entry(st_parse *p, st_entry *e, const cJSON *v)
+/* The dtype token's decoded name, or false when it cannot be one (too long, or holding U+0000). */
+static bool parse_dtype(const st_parse *p, const pc_jtok *t, pc_dtype *dt)
+{
+    char name[64];
+    size_t len;
+    return !t->has_nul && t->len <= sizeof name && pc_json_string_decode_into(p->hdr + t->start, t->len, name, &len) &&
+           pc_dtype_parse(name, dt);
+}
+
+static void parse_entry(st_parse *p, st_entry *e)
 {
     const char *name = e->name;
-    if (!cJSON_IsObject(v)) {
+    if (peek(p) != '{') {
         pc_report(p->cx, "ST-010", name, e->at, "tensor entry is not an object");
-        skip_value(p, v);
+        skip_value(p);
         e->ok = false;
         return;
     }
-    const cJSON *c;
     pc_jtok t;
-    cJSON_ArrayForEach(c, v) {
-        next_tok(p, &t);
-        /* A key holding U+0000 ("dtype\u0000x") is some other field, whatever cJSON's C string says. */
-        const char *k = t.has_nul ? "" : c->string;
-        bool *seen = t.has_nul ? NULL : !strcmp(k, "dtype") ? &e->seen_dtype : !strcmp(k, "shape") ? &e->seen_shape
-                   : !strcmp(k, "data_offsets") ? &e->seen_offsets : NULL;
-        if (!seen) {
-            pc_report(p->cx, "ST-011", name, hoff(p, t.start), "unknown field \"%s%s\" in tensor entry", c->string,
-                      t.has_nul ? "\\u0000..." : "");
-            skip_value(p, c);
-            continue;
-        }
-        if (*seen) {
-            pc_report(p->cx, "ST-010", name, hoff(p, t.start), "duplicate field \"%s\"", k);
-            skip_value(p, c);
-            e->ok = false;
-            continue;
-        }
-        *seen = true;
-        if (seen == &e->seen_dtype) {
-            if (!cJSON_IsString(c)) {
-                pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype is not a string");
-                skip_value(p, c);
+    if (pc_json_open(&p->lx))
+        do {
+            pc_json_key(&p->lx, &t);
+            /* A key holding U+0000 ("dtype\u0000x") is some other field, whatever its C string says. */
+            st_key key = key_of(p, &t);
+            const char *k = t.has_nul ? "" : key.s;
+            bool *seen = t.has_nul ? NULL : !strcmp(k, "dtype") ? &e->seen_dtype : !strcmp(k, "shape") ? &e->seen_shape
+                       : !strcmp(k, "data_offsets") ? &e->seen_offsets : NULL;
+            if (!seen) {
+                pc_report(p->cx, "ST-011", name, hoff(p, t.start), "unknown field \"%s%s\" in tensor entry", key.s,
+                          t.has_nul ? "\\u0000..." : "");
+                skip_value(p);
+                continue;
+            }
+            if (*seen) {
+                pc_report(p->cx, "ST-010", name, hoff(p, t.start), "duplicate field \"%s\"", k);
+                skip_value(p);
                 e->ok = false;
                 continue;
             }
-            next_tok(p, &t);
-            if (t.has_nul || !pc_dtype_parse(c->valuestring, &e->dtype)) {
-                char shown[160]; /* the whole token: cJSON's C string stops at a U+0000 ("F32\u0000x" showed as F32) */
-                show_token(p->hdr + t.start, t.len, shown, sizeof shown);
-                pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype \"%s\" is not one of the 22 safetensors dtypes", shown);
-                e->ok = false;
+            *seen = true;
+            if (seen == &e->seen_dtype) {
+                if (peek(p) != '"') {
+                    pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype is not a string");
+                    skip_value(p);
+                    e->ok = false;
+                    continue;
+                }
+                next_tok(p, &t);
+                if (!parse_dtype(p, &t, &e->dtype)) {
+                    char shown[160]; /* the whole token: a C string would stop at a U+0000 ("F32\u0000x" showed as F32) */
+                    show_token(p->hdr + t.start, t.len, shown, sizeof shown);
+                    pc_report(p->cx, "ST-012", name, hoff(p, t.start), "dtype \"%s\" is not one of the 22 safetensors dtypes", shown);
+                    e->ok = false;
+                }
+            } else if (seen == &e->seen_shape) {
+                parse_shape(p, e, name);
+            } else {
+                parse_offsets(p, e, name);
             }
-        } else if (seen == &e->seen_shape) {
-            parse_shape(p, e, c, name);
-        } else {
-            parse_offsets(p, e, c, name);
-        }
-    }
+        } while (pc_json_more(&p->lx));
     if (!e->seen_dtype || !e->seen_shape || !e->seen_offsets) {
         pc_report(p->cx, "ST-010", name, e->at, "tensor entry lacks %s", !e->seen_dtype ? "dtype" : !e->seen_shape ? "shape" : "data_offsets");
         e->ok = false;
@@ -340,7 +338,7 @@ static void size_entry(st_parse *p, st_entry *e)
 static int cmp_entry_name(const void *a, const void *b)
 {
     const st_entry *x = a, *y = b;
-    st_key kx = {x->key, x->keylen, NULL}, ky = {y->key, y->keylen, NULL};
+    st_key kx = {x->key, x->keylen}, ky = {y->key, y->keylen};
     int c = cmp_key(&kx, &ky);
     return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
 }
@@ -405,45 +403,56 @@ static void check_coverage(st_parse *p, uint64_t buffer_len)
                   (unsigned long long)(buffer_len - at));
 }
 
-static void walk_header(st_parse *p, const cJSON *root)
+/* A fresh entry slot, or NULL when out of memory. */
+static st_entry *new_entry(st_parse *p)
 {
-    const cJSON *c;
+    if (p->ne == p->cap) {
+        size_t nc = p->cap ? 2 * p->cap : 64;
+        st_entry *ne = realloc(p->e, nc * sizeof *ne);
+        if (!ne) return NULL;
+        p->e = ne;
+        p->cap = nc;
+    }
+    st_entry *e = &p->e[p->ne++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static void walk_header(st_parse *p)
+{
     pc_jtok t;
-    size_t nmeta = 0, cap = (size_t)cJSON_GetArraySize(root);
-    p->e = calloc(cap ? cap : 1, sizeof *p->e);
-    if (!p->e) { p->cx->oom = true; return; }
+    size_t nmeta = 0;
     static const char *const k_entry_rules[] = {"ST-009", "ST-010", "ST-011", "ST-012", "ST-013", "ST-014",
                                                 "ST-015", "ST-016", "ST-017", "ST-018", "ST-023", "ST-025",
                                                 "ST-026", "ST-027", "ST-035"};
     for (size_t i = 0; i < sizeof k_entry_rules / sizeof *k_entry_rules; i++) pc_eval(p->cx, k_entry_rules[i]);
-    cJSON_ArrayForEach(c, root) {
-        next_tok(p, &t);
-        if (!strcmp(c->string, "__metadata__") && !t.has_nul) {
+    if (!pc_json_open(&p->lx)) return;
+    do {
+        pc_json_key(&p->lx, &t);
+        st_key k = key_of(p, &t);
+        if (!t.has_nul && !strcmp(k.s, "__metadata__")) {
             if (nmeta++) pc_report(p->cx, "ST-009", "__metadata__", hoff(p, t.start), "__metadata__ appears twice");
-            check_metadata(p, c, t.start);
+            check_metadata(p, t.start);
             continue;
         }
-        st_entry *e = &p->e[p->ne++];
-        st_key k;
-        if (!key_of(p, &t, c->string, &k) || (k.owned && !(e->name = escape_nuls(k.s, k.len)))) {
-            free(k.owned);
+        st_entry *e = new_entry(p);
+        if (!e || (t.has_nul && !(e->owned = escape_nuls(k.s, k.len)))) {
             p->cx->oom = true;
-            p->ne--;
-            skip_value(p, c);
+            if (e) p->ne--;
+            skip_value(p);
             continue;
         }
-        if (!k.owned) e->name = c->string;
+        e->name = e->owned ? e->owned : (char *)k.s;
         e->key = k.s;
         e->keylen = k.len;
-        e->owned = k.owned;
         e->at = hoff(p, t.start);
         e->idx = p->ne - 1;
         e->ok = true;
         if (!*e->name && !t.has_nul) pc_report(p->cx, "ST-025", "", e->at, "empty tensor name");
         if (t.has_nul) pc_report(p->cx, "ST-026", e->name, e->at, "tensor name contains U+0000");
-        parse_entry(p, e, c);
+        parse_entry(p, e);
         size_entry(p, e);
-    }
+    } while (pc_json_more(&p->lx));
 }
 
 static int add_tensors(st_parse *p, uint64_t data_start)
@@ -505,8 +514,7 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
 
     st_parse p = {.file = f, .fname = fn, .hdr = hdr, .n = n, .lx = {hdr, n, 0}, .cx = cx,
                   .out = *tensors, .nout = ntensors, .capout = cap};
-    size_t err = 0, bound;
-    cJSON *root = NULL;
+    size_t err = 0, bound, body = 0;
     if (!pc_utf8_valid(hdr, n, &err)) {
         pc_report(cx, "ST-004", "", hoff(&p, err), "%s: header is not valid UTF-8 (byte %zu)", fn, err);
         goto done;
@@ -518,24 +526,15 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
         pc_report(cx, "ST-024", "", 8, "%s: header may hold %zu JSON values, over the limit of %llu", fn, bound, ST_MAX_VALUES);
         goto done;
     }
-    const char *end = NULL;
-    root = cJSON_ParseWithLengthOpts((const char *)hdr, n, &end, 0);
-    if (!root) {
-        const char *ep = cJSON_GetErrorPtr();
-        size_t at = (ep && ep >= (const char *)hdr && ep <= (const char *)hdr + n) ? (size_t)(ep - (const char *)hdr) : 0;
-        pc_report(cx, "ST-005", "", hoff(&p, at), "%s: header is not valid JSON (near header byte %zu)", fn, at);
-        goto done;
-    }
-    size_t body = (size_t)(end - (const char *)hdr);
-    size_t nval;
-    if (!pc_json_lex_check(hdr, body, &nval, &err)) {
+    if (!pc_json_value_check(hdr, n, &body, &err)) {
         pc_report(cx, "ST-005", "", hoff(&p, err), "%s: header is not valid JSON (header byte %zu)", fn, err);
         goto done;
     }
-    if (!cJSON_IsObject(root)) {
+    if (pc_json_peek(&p.lx) != '{') {
         pc_report(cx, "ST-005", "", 8, "%s: header is not a JSON object", fn);
         goto done;
     }
+    if (!(p.keys = malloc(n))) { cx->oom = true; goto done; }
     /* Both rules scan the whole tail: a tab (ST-007, off under compat) must not hide a NUL behind it. */
     bool bad_pad = false;
     for (size_t i = body; i < n; i++) {
@@ -548,18 +547,15 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
             bad_pad = true;
         }
     }
-    walk_header(&p, root);
+    walk_header(&p);
     check_duplicates(&p);
     check_coverage(&p, f->size - 8 - n);
     if (!pc_family_failed(cx, "ST") && add_tensors(&p, 8 + n)) cx->oom = true;
 done:
     *tensors = p.out;
-    cJSON_Delete(root);
-    for (size_t i = 0; i < p.ne; i++) {
-        if (p.e[i].owned) free(p.e[i].name);
-        free(p.e[i].owned);
-    }
+    for (size_t i = 0; i < p.ne; i++) free(p.e[i].owned);
     free(p.e);
+    free(p.keys);
     free(hdr);
     return 0;
 }

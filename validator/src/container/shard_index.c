@@ -119,24 +119,32 @@ int st_index_parse(const char *dir, char *text, size_t len, pc_ctx *cx, st_index
     return 0;
 }
 
+/* Both lists are in strcmp order (in->tensors by the input, entries by st_index_parse), so each
+ * side is matched to the other by one merge walk, not a search per name. */
 void st_index_verify(const st_index *ix, const pc_input *in, pc_ctx *cx)
 {
     pc_eval(cx, "ST-032");
     pc_eval(cx, "ST-033");
+    size_t j = 0;
     for (size_t i = 0; i < in->ntensors; i++) {
         const pc_tensor *t = &in->tensors[i];
-        st_index_entry key = {t->name, NULL};
-        const st_index_entry *e = ix->nentries ? bsearch(&key, ix->entries, ix->nentries, sizeof key, cmp_entry) : NULL;
+        int c = 1;
+        while (j < ix->nentries && (c = strcmp(ix->entries[j].tensor, t->name)) < 0) j++;
+        const st_index_entry *e = j < ix->nentries && c == 0 ? &ix->entries[j] : NULL;
         const char *base = strrchr(t->file->path, '/');
         base = base ? base + 1 : t->file->path;
         if (!e) pc_report(cx, "ST-033", t->name, (int64_t)t->offset, "tensor in %s is missing from weight_map", base);
         else if (e->shard && strcmp(e->shard, base))
             pc_report(cx, "ST-032", t->name, (int64_t)t->offset, "weight_map says %s, tensor is in %s", e->shard, base);
     }
-    for (size_t i = 0; i < ix->nentries; i++)
-        if (!pc_input_find(in, ix->entries[i].tensor))
-            pc_report(cx, "ST-032", ix->entries[i].tensor, -1, "weight_map names a tensor that %s does not hold",
-                      ix->entries[i].shard ? ix->entries[i].shard : "its shard");
+    size_t i = 0;
+    for (j = 0; j < ix->nentries; j++) {
+        int c = 1;
+        while (i < in->ntensors && (c = strcmp(in->tensors[i].name, ix->entries[j].tensor)) < 0) i++;
+        if (i == in->ntensors || c != 0)
+            pc_report(cx, "ST-032", ix->entries[j].tensor, -1, "weight_map names a tensor that %s does not hold",
+                      ix->entries[j].shard ? ix->entries[j].shard : "its shard");
+    }
 }
 
 void st_index_free(st_index *ix)

@@ -2,8 +2,10 @@
 #include "file.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,4 +130,47 @@ float pc_f8e4m3_to_f32(uint8_t v)
         return sign ? -m : m;
     }
     return f32_from_bits(sign | ((exp + 120) << 23) | (man << 20));
+}
+
+/* Merge the sorted runs [at[k], at[k + 1]) of src pairwise into dst; returns the new run count. */
+static size_t merge_runs(const char *src, char *dst, size_t size, size_t *at, size_t runs, int (*cmp)(const void *, const void *))
+{
+    size_t out = 0;
+    for (size_t k = 0; k < runs; k += 2) {
+        size_t a = at[k], am = at[k + 1], b = am, bm = k + 1 < runs ? at[k + 2] : am, d = a;
+        while (a < am && b < bm) {
+            bool left = cmp(src + a * size, src + b * size) <= 0;
+            memcpy(dst + d++ * size, src + (left ? a++ : b++) * size, size);
+        }
+        memcpy(dst + d * size, src + a * size, (am - a) * size);
+        d += am - a;
+        memcpy(dst + d * size, src + b * size, (bm - b) * size);
+        at[out++] = at[k];
+    }
+    at[out] = at[runs];
+    return out;
+}
+
+void pc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    size_t at[PC_SORT_MAX_RUNS + 1], runs = 0;
+    const char *b = base;
+    at[0] = 0;
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0) continue;
+        if (runs == PC_SORT_MAX_RUNS) { qsort(base, n, size, cmp); return; }
+        at[++runs] = i;
+    }
+    if (runs <= 1) return;
+    char *tmp = malloc(n * size); /* n * size is the array's own size: no overflow */
+    if (!tmp) { qsort(base, n, size, cmp); return; }
+    char *src = base, *dst = tmp;
+    while (runs > 1) {
+        runs = merge_runs(src, dst, size, at, runs, cmp);
+        char *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != base) memcpy(base, src, n * size);
+    free(tmp);
 }

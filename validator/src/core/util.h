@@ -21,15 +21,11 @@ int pc_path_present(const char *path);
  * not a regular file (never blocks on a FIFO). */
 char *pc_slurp(const char *path, size_t limit, size_t *len);
 
-/* qsort that accepts an empty (possibly NULL) array (qsort(NULL, 0, ...) is undefined) and returns
- * after one pass over an array already in order: the header of a 150k-tensor checkpoint is sorted
- * three times, the later sorts of arrays the earlier ones ordered. */
-static inline void pc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-    size_t i = 1;
-    while (i < n && cmp((const char *)base + (i - 1) * size, (const char *)base + i * size) <= 0) i++;
-    if (i < n) qsort(base, n, size, cmp);
-}
+/* Sort by cmp (not stable). Accepts an empty, possibly NULL array (qsort(NULL, 0, ...) is undefined).
+ * An array made of a few sorted runs (at most PC_SORT_MAX_RUNS) is merged, in n log(runs) compares:
+ * a header's tensors arrive in order, a folder's as one run per shard; anything else goes to qsort. */
+#define PC_SORT_MAX_RUNS 64
+void pc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 static inline uint16_t pc_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t pc_le32(const uint8_t *p)

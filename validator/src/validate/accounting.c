@@ -18,31 +18,58 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A codes part of some format (PC_PART_CODES) and its suffix's length: listed once per accounting
+ * run, not once per tensor (a 150k-tensor header spent a fifth of its run measuring suffixes). */
+typedef struct codes_part {
+    const pc_format *f;
+    const pc_part *part;
+    size_t len;
+} codes_part;
+
+typedef struct codes_parts {
+    codes_part *v;
+    size_t n;
+} codes_parts;
+
+static int list_codes_parts(codes_parts *cp)
+{
+    size_t n = 0;
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        for (const pc_part *c = (*f)->parts; c && c->suffix; c++) n += (c->role & PC_PART_CODES) && *c->suffix;
+    cp->v = calloc(n ? n : 1, sizeof *cp->v);
+    if (!cp->v) return -1;
+    cp->n = 0;
+    for (const pc_format *const *f = pc_formats; *f; f++)
+        for (const pc_part *c = (*f)->parts; c && c->suffix; c++)
+            if ((c->role & PC_PART_CODES) && *c->suffix) cp->v[cp->n++] = (codes_part){*f, c, strlen(c->suffix)};
+    return 0;
+}
+
 /* Recognition by structure: t is a codes part of some format's module whose companion part is there
  * too (HQQ's W_q stored as F16 beside its scale and zero). Such a tensor is that module's, never
  * plain, whatever its dtype. */
-static bool explain_by_parts(const pc_input *in, const pc_tensor *t, pc_explain *e)
+static bool explain_by_parts(const pc_input *in, const pc_tensor *t, const codes_parts *cp, pc_explain *e)
 {
     size_t len = strlen(t->name), alone_len = SIZE_MAX;
-    for (const pc_format *const *f = pc_formats; *f; f++)
-        for (const pc_part *c = (*f)->parts; c && c->suffix; c++) {
-            size_t sl = strlen(c->suffix);
-            if (!(c->role & PC_PART_CODES) || !sl || sl >= len || strcmp(t->name + len - sl, c->suffix)) continue;
-            char prefix[512];
-            if (len - sl >= sizeof prefix || len - sl == alone_len) continue;
-            memcpy(prefix, t->name, len - sl);
-            prefix[len - sl] = 0;
-            /* A tensor alone under its prefix has no companion: one search, not one per companion
-             * part of every format (a 150k-tensor header spent most of its time here). */
-            if (!pc_input_prefix_shared(in, prefix)) { alone_len = len - sl; continue; }
-            for (const pc_part *m = (*f)->parts; m->suffix; m++) {
-                if (!(m->role & PC_PART_COMPANION) || !pc_input_find_part(in, prefix, m->suffix)) continue;
-                snprintf(e->scheme, sizeof e->scheme, "%s module (%s beside %s)", (*f)->name, c->suffix, m->suffix);
-                snprintf(e->reason, sizeof e->reason, "%s tensor laid out as a %s module's %s that no module of it decoded",
-                         pc_dtype_name(t->dtype), (*f)->name, c->suffix);
-                return true;
-            }
+    for (size_t i = 0; i < cp->n; i++) {
+        const codes_part *c = &cp->v[i];
+        size_t sl = c->len;
+        if (sl >= len || memcmp(t->name + len - sl, c->part->suffix, sl)) continue;
+        char prefix[512];
+        if (len - sl >= sizeof prefix || len - sl == alone_len) continue;
+        memcpy(prefix, t->name, len - sl);
+        prefix[len - sl] = 0;
+        /* A tensor alone under its prefix has no companion: one search, not one per companion
+         * part of every format (a 150k-tensor header spent most of its time here). */
+        if (!pc_input_prefix_shared(in, prefix)) { alone_len = len - sl; continue; }
+        for (const pc_part *m = c->f->parts; m->suffix; m++) {
+            if (!(m->role & PC_PART_COMPANION) || !pc_input_find_part(in, prefix, m->suffix)) continue;
+            snprintf(e->scheme, sizeof e->scheme, "%s module (%s beside %s)", c->f->name, c->part->suffix, m->suffix);
+            snprintf(e->reason, sizeof e->reason, "%s tensor laid out as a %s module's %s that no module of it decoded",
+                     pc_dtype_name(t->dtype), c->f->name, c->part->suffix);
+            return true;
         }
+    }
     return false;
 }
 
@@ -80,14 +107,14 @@ static void explain_generic(const pc_input *in, const pc_tensor *t, pc_explain *
     }
 }
 
-static bool explain(const pc_input *in, const pc_tensor *t, pc_explain *e)
+static bool explain(const pc_input *in, const pc_tensor *t, const codes_parts *cp, pc_explain *e)
 {
     for (const pc_format *const *f = pc_formats; *f; f++) {
         memset(e, 0, sizeof *e);
         if ((*f)->explain && (*f)->explain(in, t, e)) return true;
     }
     memset(e, 0, sizeof *e);
-    if (explain_by_parts(in, t, e)) return true;
+    if (explain_by_parts(in, t, cp, e)) return true;
     if (plain_dtype(t)) return false;
     explain_generic(in, t, e);
     return true;
@@ -112,16 +139,20 @@ int pc_accounting_run(pc_input *in, const pc_ctx *cx)
     if (!a || pc_claims_ensure(in)) { free(a); return -1; }
     in->acct = a;
     if (in->claimed_by) claim_failed(in, cx);
-    for (size_t i = 0; i < in->ntensors; i++) {
+    codes_parts cp;
+    if (list_codes_parts(&cp)) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < in->ntensors && !rc; i++) {
         if (in->claimed_by[i]) { a->checked++; continue; }
         pc_explain e;
-        if (!explain(in, &in->tensors[i], &e)) { a->plain++; continue; }
+        if (!explain(in, &in->tensors[i], &cp, &e)) { a->plain++; continue; }
         pc_unchecked *nl = realloc(a->list, (a->unchecked + 1) * sizeof *nl);
-        if (!nl) return -1;
+        if (!nl) { rc = -1; break; }
         a->list = nl;
         a->list[a->unchecked++] = (pc_unchecked){&in->tensors[i], e};
     }
-    return 0;
+    free(cp.v);
+    return rc;
 }
 
 pc_tensor_class pc_tensor_class_of(const pc_input *in, size_t i)

@@ -22,6 +22,7 @@
 #include "../../core/json_get.h"
 #include "../../core/scan.h"
 #include "formats/diag_util.h"
+#include "formats/known_schemes.h"
 #include "../../core/util.h"
 #include "../../kernels/kernels.h"
 
@@ -200,13 +201,7 @@ static const char *ignored_by(const nv_scheme *s, enum nv_naming nm, const char 
 
 /* ---- tensors ---- */
 
-static const pc_tensor *companion(const pc_input *in, const char *prefix, const char *suffix)
-{
-    char *name = pc_asprintf("%s.%s", prefix, suffix);
-    const pc_tensor *t = name ? pc_input_find(in, name) : NULL;
-    free(name);
-    return t;
-}
+static const pc_tensor *companion(const pc_input *in, const char *prefix, const char *suffix) { return pc_sibling(in, prefix, suffix); }
 
 static bool has_suffix(const char *s, const char *suf, size_t *prefix_len)
 {
@@ -223,9 +218,12 @@ static const pc_tensor *fingerprint_tensor(const pc_input *in, enum nv_naming nm
     for (size_t i = 0; i < in->ntensors; i++) {
         size_t pl;
         if (!has_suffix(in->tensors[i].name, k_packed[nm], &pl)) continue;
-        char *p = pc_strndup(in->tensors[i].name, pl);
-        bool hit = p && companion(in, p, k_gscale[nm]) && (nm == NV_MO || in->tensors[i].dtype == PC_DT_U8);
-        free(p);
+        char buf[256], *p = pl < sizeof buf ? buf : malloc(pl + 1); /* this runs for every tensor of a header */
+        if (!p) continue;
+        memcpy(p, in->tensors[i].name, pl);
+        p[pl] = 0;
+        bool hit = companion(in, p, k_gscale[nm]) && (nm == NV_MO || in->tensors[i].dtype == PC_DT_U8);
+        if (p != buf) free(p);
         if (hit) return &in->tensors[i];
     }
     return NULL;
