@@ -236,6 +236,9 @@ def run_decode(args, workers, versions, ncpu):
                 contenders.insert(1, ("packcheck", REUSED, "pc-reused"))
             if "pc-touch" in workers and ebytes == 4:  # the page faults of a fresh f32 result alone, beside
                 contenders.insert(1, ("packcheck", TOUCH, "pc-touch"))
+            for w, name in (("pc-write", WRITE), ("pc-memcpy", MEMCPY)):  # the machine's own limits, beside
+                if w in workers and ebytes == 4:
+                    contenders.insert(1, ("packcheck", name, w))
             # identity first: every contender's output against packcheck's
             ref = None
             status = {}
@@ -244,7 +247,7 @@ def run_decode(args, workers, versions, ncpu):
                 r = workers[w].ask(req(w, peer, kernel, inp, rows, cols, 1) + " " + o)
                 if r.startswith("error"):
                     status[(name, peer)] = r
-                elif peer == TOUCH:  # writes zeros, not a decode: nothing to compare
+                elif peer in (TOUCH, WRITE, MEMCPY):  # not a decode: nothing to compare
                     status[(name, peer)] = "ok"
                 else:
                     d = sha_file(o)
@@ -297,7 +300,12 @@ REUSED = "packcheck (reused buffer)"
 # same faults spread through a decode (packcheck's q4_0 decode beat it by 1.2x), so the ceiling of a
 # row comes from packcheck's own fresh and reused-buffer times instead (ceiling_1t)
 TOUCH = "page faults alone (alloc + one write per page)"
-FOOTING = {REUSED: "reused-buffer", TOUCH: "faults-only"}
+# every byte of the output written into a reused buffer with plain 32-byte stores, no decode: the
+# fastest any decoder can put its result in memory on this machine; and memcpy of the output's size
+# between two reused buffers (the figure the issue asks beside a physical limit)
+WRITE = "output written alone (reused buffer, no decode)"
+MEMCPY = "memcpy of the output (reused buffers)"
+FOOTING = {REUSED: "reused-buffer", TOUCH: "faults-only", WRITE: "write-only", MEMCPY: "memcpy"}
 
 
 def req(w, peer, kernel, inp, rows, cols, threads):
@@ -326,6 +334,9 @@ def finish_task(name, rows, versions, status, extra):
          "ratio_vs_fastest_peer_1t": pc1 / p1 if pc1 and p1 else None,
          "ratio_vs_fastest_peer_all": pcn / pn if pcn and pn else None,
          "faults_gbps_1t": next((r["gbps"] for r in beside if r["name"] == TOUCH and r["threads"] == 1), None),
+         "write_gbps_1t": next((r["gbps"] for r in beside if r["name"] == WRITE and r["threads"] == 1), None),
+         "memcpy_gbps_1t": next((r["gbps"] for r in beside if r["name"] == MEMCPY and r["threads"] == 1), None),
+         "reused_gbps_1t": next((r["gbps"] for r in beside if r["name"] == REUSED and r["threads"] == 1), None),
          "ceiling_1t": ceiling(pc1, next((r["gbps"] for r in beside if r["name"] == REUSED and r["threads"] == 1), None), p1),
          "packcheck_rows": [{"threads": r["threads"], "gbps": r["gbps"], "gbps_wall": wall(r), "clock": r.get("clock", "wall"),
                              "min_max_gbps": r["min_max_gbps"], "footing": "equal", "bytes_read": r.get("bytes_read")} for r in pc],
@@ -602,11 +613,15 @@ def write_md(path, doc):
          "fresh f32 result and writes one byte per 4 KiB page, no decode (beside, never ranked). `ceiling 1t` "
          "is the best ratio any decoder could reach against the fastest peer when it pays the fresh result's "
          "page faults as packcheck does: the peer's time / (packcheck's fresh-result time - its reused-buffer "
-         "time), all same-run one-thread medians. A ranked decode row below 2x says why under the table.", ""]
+         "time), all same-run one-thread medians. `output written alone` writes every byte of the f32 result "
+         "into a reused buffer with plain 32-byte stores and no decode: the fastest any decoder can put its "
+         "result in memory here; `memcpy` copies the output's size between two reused buffers (both beside, "
+         "never ranked). A ranked decode row below 2x says why under the table: a ceiling below 2x, or the "
+         "decode speed 2x would need (beside the page faults) against the output written alone.", ""]
     if doc.get("left_out"):
         L += ["Left out of this run: " + doc["left_out"], ""]
-    L += ["| task | footing | bytes read (packcheck / peers) | packcheck 1t GB/s | packcheck all GB/s | peers (threads: GB/s) | ratio 1t | ratio all | packcheck reused buffer 1t GB/s (not ranked) | page faults alone 1t GB/s (not ranked) | ceiling 1t |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    L += ["| task | footing | bytes read (packcheck / peers) | packcheck 1t GB/s | packcheck all GB/s | peers (threads: GB/s) | ratio 1t | ratio all | packcheck reused buffer 1t GB/s (not ranked) | page faults alone 1t GB/s (not ranked) | output written alone / memcpy 1t GB/s (not ranked) | ceiling 1t |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for t in doc["tasks"]:
         peers = "; ".join("%s %s (%dt): %s" % (p["name"], p["version"].split(" ")[0], p["threads"], f(p["gbps"], 3))
                           for p in t["peers"])
@@ -617,9 +632,10 @@ def write_md(path, doc):
         reads = "%s / %s" % (mb(br.get("packcheck")), ", ".join("%s %s" % (k, mb(v)) for k, v in br.items() if k != "packcheck") or "-")
         reused = next((r["gbps"] for r in t.get("beside", []) if r["threads"] == 1 and r["footing"] == "reused-buffer"), None)
         lim, of = t.get("faults_gbps_1t"), f(t.get("ceiling_1t"))
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        wm = "-" if t.get("write_gbps_1t") is None else "%s / %s" % (f(t.get("write_gbps_1t")), f(t.get("memcpy_gbps_1t")))
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             t["task"], t.get("footing", "?"), reads, f(t["packcheck_gbps"]), f(t["packcheck_gbps_all"]),
-            peers, f(t["ratio_vs_fastest_peer_1t"]), f(t["ratio_vs_fastest_peer_all"]), f(reused), f(lim), of))
+            peers, f(t["ratio_vs_fastest_peer_1t"]), f(t["ratio_vs_fastest_peer_all"]), f(reused), f(lim), wm, of))
     L += [""] + ["- %s: %s" % (t["task"], t["note"]) for t in doc["tasks"] if t.get("note")]
     L += ["- %s: %s" % (t["task"], w) for t in doc["tasks"] for w in [below_two(t)] if w]
     L += ["", "Versions: " + "; ".join("%s %s" % kv for kv in sorted(doc["versions"].items())), ""]
@@ -649,8 +665,22 @@ def ceiling(pc_fresh, pc_reused, peer):
     return (1 / peer) / (1 / pc_fresh - 1 / pc_reused)
 
 
+def decode_needed_for_two(t):
+    """The speed (GB/s of output) packcheck's decode itself would need for 2x the fastest one-thread
+    peer, under the ceiling's model (fresh-result time = its page faults + the decode, the faults
+    costing fresh - reused): None when the faults alone already take more than half the peer's time."""
+    pc1, reused = t.get("packcheck_gbps"), t.get("reused_gbps_1t")
+    p1 = max((p["gbps"] for p in t["peers"] if p["threads"] == 1), default=None)
+    if not (pc1 and reused and p1) or reused <= pc1:
+        return None
+    budget = 1 / (2 * p1) - (1 / pc1 - 1 / reused)  # seconds per GB left for the decode
+    return 1 / budget if budget > 0 else None
+
+
 def below_two(t):
-    """Why a ranked decode row is below 2x the fastest one-thread peer: its ceiling (see ceiling())."""
+    """Why a ranked decode row is below 2x the fastest one-thread peer: its ceiling (see ceiling()),
+    or, where the ceiling is above 2x, the decode speed 2x would need against the machine's own
+    write speed (the output written alone, no decode) and memcpy."""
     r, c = t.get("ratio_vs_fastest_peer_1t"), t.get("ceiling_1t")
     if r is None or r >= 2 or not t["task"].startswith("decode"):
         return None
@@ -660,7 +690,14 @@ def below_two(t):
     if c < 2:
         return ("%.2fx %s of a %.2fx ceiling: the fresh result's page faults alone take %.0f%% of %s's time, "
                 "so 2x is out of reach for any decoder that allocates its result in 4 KiB pages" % (r, p1["name"], c, 100 / c, p1["name"]))
-    return "%.2fx %s, below 2x with a %.2fx ceiling: packcheck falls short here" % (r, p1["name"], c)
+    need, write, mem = decode_needed_for_two(t), t.get("write_gbps_1t"), t.get("memcpy_gbps_1t")
+    if need and write and need > write:
+        return ("%.2fx %s of a %.2fx ceiling: 2x would need the decode itself, beside the fresh result's page faults, "
+                "at %.1f GB/s of output, faster than this machine writes the output alone with no decode (%.1f GB/s; "
+                "memcpy of the output %.1f GB/s; packcheck's decode into a reused buffer %.1f GB/s): a physical limit"
+                % (r, p1["name"], c, need, write, mem or 0, t["reused_gbps_1t"]))
+    return ("%.2fx %s, below 2x with a %.2fx ceiling: packcheck falls short here (2x needs its decode at %s GB/s, "
+            "the output written alone runs at %s GB/s)" % (r, p1["name"], c, "%.1f" % need if need else "?", "%.1f" % write if write else "?"))
 
 
 def main():
@@ -695,6 +732,8 @@ def main():
     workers = {"pc": Worker([os.path.join(args.build, "packcheck-peer-decode")]),
                "pc-reused": Worker([os.path.join(args.build, "packcheck-peer-decode"), "--reuse"]),
                "pc-touch": Worker([os.path.join(args.build, "packcheck-peer-decode"), "--touch"]),
+               "pc-write": Worker([os.path.join(args.build, "packcheck-peer-decode"), "--write"]),
+               "pc-memcpy": Worker([os.path.join(args.build, "packcheck-peer-decode"), "--memcpy"]),
                "py": Worker([sys.executable, os.path.join(HERE, "py_worker.py")])}
     if args.ggml_worker:
         workers["ggml"] = Worker([args.ggml_worker])

@@ -333,6 +333,10 @@ static const st_case k_cases[] = {
     {"dtype F8_E4M3FN", "{\"t\":" E("F8_E4M3FN", "[4]", "0", "4") "}", 0, 4, REAL_LEN, "ST-012", "ST-012"},
     {"dtype with nul", "{\"t\":" E("U8\\u0000", "[4]", "0", "4") "}", 0, 4, REAL_LEN, "ST-012", "ST-012"},
     {"dtype array", "{\"t\":{\"dtype\":[\"U8\"],\"shape\":[4],\"data_offsets\":[0,4]}}", 0, 4, REAL_LEN, "ST-012", "ST-012"},
+    /* F8_E4M3FNUZ with every character escaped: a 68-byte token that decodes to a valid dtype */
+    {"dtype all escaped", "{\"t\":" E("\\u0046\\u0038\\u005f\\u0045\\u0034\\u004d\\u0033\\u0046\\u004e\\u0055\\u005a", "[4]", "0", "4") "}", 0, 4, REAL_LEN, NULL, NULL},
+    {"escaped key and name", "{\"\\u0074\":{\"d\\u0074ype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]}}", 0, 4, REAL_LEN, NULL, NULL},
+    {"70-digit shape entry", "{\"t\":" E("U8", "[7777777777777777777777777777777777777777777777777777777777777777777777]", "0", "4") "}", 0, 4, REAL_LEN, "ST-013", "ST-013"},
     {"shape negative", "{\"t\":" E("U8", "[-4]", "0", "4") "}", 0, 4, REAL_LEN, "ST-013", "ST-013"},
     {"shape 2^64", "{\"t\":" E("U8", "[18446744073709551616]", "0", "4") "}", 0, 4, REAL_LEN, "ST-013", "ST-013"},
     {"shape null entry", "{\"t\":" E("U8", "[null]", "0", "4") "}", 0, 4, REAL_LEN, "ST-013", "ST-013"},

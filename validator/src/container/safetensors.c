@@ -231,10 +231,12 @@ static void show_token(const uint8_t *tok, size_t toklen, char *out, size_t n)
     free(dec);
 }
 
-/* The dtype token's decoded name, or false when it cannot be one (too long, or holding U+0000). */
+/* The dtype token's decoded name, or false when it cannot be one (holding U+0000, or too long: a
+ * token of 256 bytes decodes to at least 42 characters, and the longest dtype, every character
+ * written \uXXXX, is a 68-byte token). */
 static bool parse_dtype(const st_parse *p, const pc_jtok *t, pc_dtype *dt)
 {
-    char name[64];
+    char name[256];
     size_t len;
     return !t->has_nul && t->len <= sizeof name && pc_json_string_decode_into(p->hdr + t->start, t->len, name, &len) &&
            pc_dtype_parse(name, dt);

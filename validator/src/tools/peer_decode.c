@@ -13,7 +13,11 @@
  *             every request; a lower bound that no loader gets, reported beside, labelled;
  *   --touch   "faults-only": no decode at all: the fresh output is allocated as in the default and
  *             one byte per page written by the rows' threads: the first-touch page faults alone, beside
- *             (not a bound: the same faults spread through a decode measured cheaper per page).
+ *             (not a bound: the same faults spread through a decode measured cheaper per page);
+ *   --write   "write-only": no decode: every byte of the reused output written with plain 32-byte
+ *             stores, the fastest any decoder can put its result in memory here (a physical limit);
+ *   --memcpy  "memcpy": the reused output filled by memcpy from a second buffer of its size, faulted
+ *             in once too (the machine's copy speed at the output's size, beside).
  * With OUT, the output is also written there (after the timing) for the driver's identity check.
  * KERNEL (input layout):
  *   q4_0, q4_0-f32      ROWS*COLS/32 GGUF Q4_0 blocks of 18 bytes; codes (u8) or f32 weights
@@ -201,6 +205,39 @@ static void *touch(void *arg)
     return NULL;
 }
 
+static bool g_write, g_memcpy;
+
+/* Every output byte written, no decode (--write): 32-byte plain stores, what the fresh-result decodes
+ * use. x86 with AVX2 only (the kernels' machine); elsewhere memset. */
+#if defined(__x86_64__) && !defined(PC_NO_SIMD)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void fill_f32(uint8_t *p, size_t n)
+{
+    const __m256 v = _mm256_set1_ps(1.0f);
+    size_t i = 0;
+    for (; i + 128 <= n; i += 128) {
+        _mm256_store_ps((float *)(void *)(p + i), v);
+        _mm256_store_ps((float *)(void *)(p + i + 32), v);
+        _mm256_store_ps((float *)(void *)(p + i + 64), v);
+        _mm256_store_ps((float *)(void *)(p + i + 96), v);
+    }
+    memset(p + i, 0, n - i);
+}
+#else
+static void fill_f32(uint8_t *p, size_t n) { memset(p, 0, n); }
+#endif
+
+static uint8_t *g_copy_src; /* --memcpy: the source, as large as the output */
+
+static void *write_only(void *arg)
+{
+    job *j = arg;
+    size_t orb = j->cols * out_elem_bytes(j->kernel), at = j->r0 * orb, n = (j->r1 - j->r0) * orb;
+    if (g_memcpy) memcpy(j->out + at, g_copy_src + at, n);
+    else fill_f32(j->out + at, n);
+    return NULL;
+}
+
 /* One request; -1 on a bad request (the driver treats it as a failed contender). */
 static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len, uint8_t **out, size_t *out_cap)
 {
@@ -225,10 +262,13 @@ static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len,
     size_t on = rows * cols * out_elem_bytes(kernel);
     if (g_reuse && on > *out_cap) {
         free(*out);
+        free(g_copy_src);
         *out = pc_page_alloc(on);
-        *out_cap = *out ? on : 0;
-        if (!*out) return -1;
+        g_copy_src = g_memcpy ? pc_page_alloc(on) : NULL;
+        *out_cap = *out && (g_copy_src || !g_memcpy) ? on : 0;
+        if (!*out_cap) return -1;
         memset(*out, 0, on); /* reused-buffer footing: faulted in once, outside the timing */
+        if (g_copy_src) memset(g_copy_src, 1, on);
     }
     job jobs[64];
     pthread_t tid[64];
@@ -242,7 +282,7 @@ static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len,
         size_t r0 = rows * t / threads / al * al, r1 = t + 1 == threads ? rows : rows * (t + 1) / threads / al * al;
         jobs[t] = (job){kernel, b, *in, *out, rows, cols, r0, r1};
     }
-    void *(*work)(void *) = g_touch ? touch : run;
+    void *(*work)(void *) = g_touch ? touch : g_write || g_memcpy ? write_only : run;
     for (size_t t = 1; t < threads; t++) pthread_create(&tid[t], NULL, work, &jobs[t]);
     work(&jobs[0]);
     for (size_t t = 1; t < threads; t++) pthread_join(tid[t], NULL);
@@ -262,7 +302,9 @@ static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len,
 
 int main(int argc, char **argv)
 {
-    g_reuse = argc > 1 && !strcmp(argv[1], "--reuse");
+    g_write = argc > 1 && !strcmp(argv[1], "--write");
+    g_memcpy = argc > 1 && !strcmp(argv[1], "--memcpy");
+    g_reuse = (argc > 1 && !strcmp(argv[1], "--reuse")) || g_write || g_memcpy;
     g_touch = argc > 1 && !strcmp(argv[1], "--touch");
     char line[8192], *cached = NULL;
     uint8_t *in = NULL, *out = NULL;
@@ -271,6 +313,7 @@ int main(int argc, char **argv)
         if (request(line, &cached, &in, &in_len, &out, &out_cap)) { printf("error\n"); fflush(stdout); }
     free(in);
     free(out);
+    free(g_copy_src);
     free(cached);
     return 0;
 }
