@@ -195,9 +195,8 @@ for _t, _e, _b, _n, _at in (("q8_0", 32, 34, 1, 0), ("q4_k", 256, 144, 2, 0), ("
 # Workers: long-lived processes speaking "KERNEL INPUT ROWS COLS THREADS [OUT]" -> seconds.
 # ---------------------------------------------------------------------------------------------
 class Worker:
-    def __init__(self, argv, prefix="", decodes=True):
+    def __init__(self, argv, prefix=""):
         self.prefix = prefix
-        self.decodes = decodes
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def ask(self, line):
@@ -208,14 +207,6 @@ class Worker:
     def close(self):
         self.p.stdin.close()
         self.p.wait()
-
-
-def release(workers):
-    """End of a row's calls: every decode worker drops the results it kept (a loader keeps what it
-    loads, so within a row no result is freed and recycled into the next call)."""
-    for w in workers.values():
-        if w.decodes:
-            w.ask("release")
 
 
 def median(v):
@@ -263,7 +254,6 @@ def run_decode(args, workers, versions, ncpu):
                     ref = ref or d
                     status[(name, peer)] = "ok" if d == ref else "output differs from packcheck's"
                 os.unlink(o)
-            release(workers)
             rows_out = []
             for threads in sorted({1, ncpu}):
                 live = [(n, p, w) for n, p, w in contenders if status[(n, p)] == "ok"
@@ -279,7 +269,6 @@ def run_decode(args, workers, versions, ncpu):
                         if not r.startswith("error"):
                             times[(n, p)].append(float(r.split()[0]))
                             cpu[(n, p)].append(float(r.split()[1]))
-                release(workers)
                 for n, p, w in live:
                     t = times[(n, p)]
                     if t:
@@ -616,10 +605,7 @@ def write_md(path, doc):
          "tool counts as it is).", "",
          "Footing: **equal** = every side allocates its output inside its timing (decode: packcheck's "
          "result buffer is allocated and first touched inside the timed call, as numpy, torch and the ggml "
-         "harness do) and reads the same input bytes; only equal-footing rows are ranked. Every side keeps "
-         "its results until the row's calls are over, as a loader keeps what it loads (a result freed at "
-         "once is recycled by glibc into the next call of some peers: compressed-tensors' 16 MB int8 "
-         "result then took no page faults in some calls and thousands in others). `unequal-bytes-read`: "
+         "harness do) and reads the same input bytes; only equal-footing rows are ranked. `unequal-bytes-read`: "
          "the sides read different bytes (column `bytes read`: Linux rchar of the process and its children, "
          "mmap'd reads not counted), so the ratio is per byte of the checkpoint, not like for like. "
          "`packcheck reused buffer` decodes into one output buffer faulted in once outside the timing: a "
@@ -740,8 +726,7 @@ def main():
     TMP_RSS[0] = args.tmp
     ncpu = os.cpu_count()
     doc = {"machine": machine(), "load_start": "%.2f %.2f %.2f" % os.getloadavg(), "reps": args.reps, "tasks": [],
-           "method": "footing equal: both sides allocate their output inside the timing and keep it until the "
-                     "row's calls are over; bytes_read per side "
+           "method": "footing equal: both sides allocate their output inside the timing; bytes_read per side "
                      "(decode: the input file, read whole by every side; processes: Linux rchar)",
            "left_out": args.left_out}
     workers = {"pc": Worker([os.path.join(args.build, "packcheck-peer-decode")]),

@@ -3,8 +3,7 @@
  * (ggml_get_type_traits(type)->to_float, which is dequantize_row_<type> in ggml-quants.c), one
  * call per row as llama.cpp's get_rows/dup paths call it, rows split over THREADS threads.
  * Footing as packcheck-peer-decode: by default ("equal") the f32 output is malloc'd inside the
- * timing and kept, as a loader keeps what it loads, until the driver sends "release" (so no result
- * is recycled into the next call); with --reuse one buffer, faulted in outside the timing, is reused.
+ * timing and freed after it; with --reuse one buffer, faulted in outside the timing, is reused.
  * Built by bench-peers.sh against the ggml CPU library; not part of packcheck. */
 #define _POSIX_C_SOURCE 200809L
 #include <ggml.h>
@@ -49,17 +48,10 @@ int main(int argc, char **argv)
     char line[8192], kernel[32], path[4096], opath[4096], cached[4096] = "";
     uint8_t *in = NULL;
     float *out = NULL;
-    size_t cap = 0, nkept = 0;
-    float *kept[256];
+    size_t cap = 0;
     while (fgets(line, sizeof line, stdin)) {
         size_t rows, cols, threads;
         opath[0] = 0;
-        if (!strncmp(line, "release", 7)) {
-            while (nkept) free(kept[--nkept]);
-            puts("ok");
-            fflush(stdout);
-            continue;
-        }
         if (sscanf(line, "%31s %4095s %zu %zu %zu %4095s", kernel, path, &rows, &cols, &threads, opath) < 5 ||
             type_of(kernel) < 0 || threads < 1 || threads > 64) { puts("error"); fflush(stdout); continue; }
         enum ggml_type type = (enum ggml_type)type_of(kernel);
@@ -85,11 +77,7 @@ int main(int argc, char **argv)
         for (size_t t = 1; t < threads; t++) pthread_join(tid[t], NULL);
         double dt = clk(CLOCK_MONOTONIC) - t0, dc = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
         if (opath[0]) { FILE *f = fopen(opath, "wb"); if (f) { fwrite(out, 4, rows * cols, f); fclose(f); } }
-        if (!reuse) {
-            if (nkept == sizeof kept / sizeof *kept) free(kept[--nkept]);
-            kept[nkept++] = out;
-            out = NULL;
-        }
+        if (!reuse) { free(out); out = NULL; }
         printf("%.9f %.9f\n", dt, dc);
         fflush(stdout);
     }

@@ -7,11 +7,8 @@
  * that decode alone (CPU time rides out a shared machine's preemption for one-thread rows).
  * Footing (the input is already in memory either way):
  *   default   "equal": a fresh output buffer is allocated inside the timing, its pages faulted in
- *             by the decode itself, and kept after the clock stops, as a loader keeps what it
- *             loads, until the driver sends "release" (every worker does the same: a result freed
- *             at once is recycled by glibc into the next call of some peers, whose page faults
- *             then vanish: compressed-tensors' 16 MB int8 result took 0 faults in some calls and
- *             4096-12391 in others);
+ *             by the decode itself, and freed after the clock stops, as every peer does (numpy and
+ *             torch allocate their result inside the call);
  *   --reuse   "reused-buffer": one output buffer, faulted in once outside the timing and reused by
  *             every request; a lower bound that no loader gets, reported beside, labelled;
  *   --touch   "faults-only": no decode at all: the fresh output is allocated as in the default and
@@ -241,21 +238,6 @@ static void *write_only(void *arg)
     return NULL;
 }
 
-/* The equal-footing results kept until "release". */
-static void *g_kept[256];
-static size_t g_nkept;
-
-static void keep(void *p)
-{
-    if (g_nkept == sizeof g_kept / sizeof *g_kept) free(g_kept[--g_nkept]);
-    g_kept[g_nkept++] = p;
-}
-
-static void release(void)
-{
-    while (g_nkept) free(g_kept[--g_nkept]);
-}
-
 /* One request; -1 on a bad request (the driver treats it as a failed contender). */
 static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len, uint8_t **out, size_t *out_cap)
 {
@@ -311,7 +293,7 @@ static int request(char *line, char **cached_path, uint8_t **in, size_t *in_len,
         if (!f || fwrite(*out, 1, on, f) != on) rc = -1;
         if (f) fclose(f);
     }
-    if (!g_reuse) keep(*out), *out = NULL;
+    if (!g_reuse) { free(*out); *out = NULL; }
     if (rc) return -1;
     printf("%.9f %.9f\n", dt, dc);
     fflush(stdout);
@@ -327,11 +309,8 @@ int main(int argc, char **argv)
     char line[8192], *cached = NULL;
     uint8_t *in = NULL, *out = NULL;
     size_t in_len = 0, out_cap = 0;
-    while (fgets(line, sizeof line, stdin)) {
-        if (!strncmp(line, "release", 7)) { release(); printf("ok\n"); fflush(stdout); continue; }
+    while (fgets(line, sizeof line, stdin))
         if (request(line, &cached, &in, &in_len, &out, &out_cap)) { printf("error\n"); fflush(stdout); }
-    }
-    release();
     free(in);
     free(out);
     free(g_copy_src);
