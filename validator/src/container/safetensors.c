@@ -405,16 +405,11 @@ static void check_coverage(st_parse *p, uint64_t buffer_len)
                   (unsigned long long)(buffer_len - at));
 }
 
-/* A fresh entry slot, or NULL when out of memory. */
+/* The next entry slot. The array holds one per two JSON values (a member costs a ':' and a ',' or
+ * the closing brace), sized once by ST-024's bound and touched only as far as it is used. */
 static st_entry *new_entry(st_parse *p)
 {
-    if (p->ne == p->cap) {
-        size_t nc = p->cap ? 2 * p->cap : 64;
-        st_entry *ne = realloc(p->e, nc * sizeof *ne);
-        if (!ne) return NULL;
-        p->e = ne;
-        p->cap = nc;
-    }
+    if (p->ne == p->cap) return NULL;
     st_entry *e = &p->e[p->ne++];
     memset(e, 0, sizeof *e);
     return e;
@@ -536,7 +531,8 @@ int st_read_header(const pc_file *f, pc_ctx *cx, pc_tensor **tensors, size_t *nt
         pc_report(cx, "ST-005", "", 8, "%s: header is not a JSON object", fn);
         goto done;
     }
-    if (!(p.keys = malloc(n))) { cx->oom = true; goto done; }
+    p.cap = bound / 2 + 1;
+    if (!(p.keys = malloc(n)) || !(p.e = malloc(p.cap * sizeof *p.e))) { cx->oom = true; goto done; }
     /* Both rules scan the whole tail: a tab (ST-007, off under compat) must not hide a NUL behind it. */
     bool bad_pad = false;
     for (size_t i = body; i < n; i++) {
