@@ -5,8 +5,9 @@
  * lets tests and bench switch.
  *
  * The sets are ordered: avx512 is the avx2 set (which also runs wherever avx512 does) with a few
- * kernels replaced where AVX-512 BW/VL measured faster (the grid i-quants' signs, avx512_grid.c); a
- * layout with no avx512 kernel runs its avx2 one under both. PC_PICK3 names the three.
+ * kernels replaced where AVX-512 BW/VL measured faster (the grid i-quants' signs, and IQ3 by VBMI
+ * byte permutes where the CPU has them: avx512_grid.c); a layout with no avx512 kernel runs its avx2
+ * one under both. PC_PICK3 names the three.
  *
  * The convention, the same for every layout in kernels/ and in each format folder: a layout's fast
  * entry point is

@@ -24,12 +24,15 @@
  *     0.86-0.92x of that bound and IQ1 (whose codes have no signs) 1.0x: `packcheck bench` reports it
  *     beside memcpy as fast_vs_bound. The sign work (vpshufb, and, cmpeq, xor, sub) is the rest:
  *     the avx512 set (avx512_grid.c) does it with one masked subtract, IQ2_XXS 0.48 -> 0.51x memcpy,
- *     IQ3 0.30 -> 0.32x. Below the bound only fewer row fetches per code would help, and nothing
- *     tried on this machine gave that for IQ3 (4-byte rows, eight per 32 codes): the 64 row indices
- *     of a block looked up in four 256-byte position tables by AVX-512 VBMI vpermi2b and interleaved
- *     by unpacks, 0.34x memcpy in a standalone test (Zen 4 runs a zmm byte permute at half rate);
- *     vpgatherdd zmm, 0.16x; rows merged by masked vpbroadcastd instead of broadcast + blend, 0.29 /
- *     0.33x for IQ3_S / IQ3_XXS against 0.32 / 0.32x; a table of row pairs is 512 KiB;
+ *     IQ3 0.30 -> 0.32x. Below the bound only fewer row fetches per code would help. For IQ3 (4-byte
+ *     rows, eight per 32 codes) the avx512 set fetches none where the CPU has VBMI: each row is 12
+ *     bits of 3-bit codes, looked up in two byte planes held in registers (the "IQ3 by byte
+ *     permutes" section below): IQ3_XXS / IQ3_S codes 0.32 -> 0.61 / 0.59x memcpy, same run. Tried
+ *     before it and not kept: the rows' four bytes looked up in four 256-byte position tables by
+ *     vpermi2b and interleaved by unpacks, 0.34x in a standalone test (eight permutes per 64 rows
+ *     where the 12-bit planes take four); vpgatherdd zmm, 0.16x; rows merged by masked vpbroadcastd
+ *     instead of broadcast + blend, 0.29 / 0.33x; a table of IQ3_XXS row pairs (512 KiB, four 8-byte
+ *     loads per 32 codes as IQ2_XXS), 0.23x: its loads miss L1;
  *   - the sign bytes of all 32 groups made once per block: IQ2_XXS / IQ2_XS / IQ3_XXS pack their
  *     7-bit ksigns indices into bytes and add the parity bit (ksigns_iq2xs[k] = k | parity(k) << 7,
  *     the table's definition; test_gguf_blocks checks it against iq_grids.bin), IQ2_S / IQ3_S store
@@ -44,6 +47,10 @@
 #include "../../kernels/fast/half.h"
 #include "kernels.h"
 #include "iq_grids.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
 
 #ifdef PC_HAVE_X86_KERNELS
 #include "../../kernels/fast/avx2_inline.h"
@@ -388,6 +395,93 @@ GRID_FN void GRID_DECODE(iq2_s)(const uint8_t *src, size_t nblocks, uint8_t *cod
     else iq2_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }
 
+#ifdef PC_GRID_AVX512
+/* ---- IQ3 by byte permutes (AVX-512 VBMI, where the CPU has it) ----
+ * Every byte of IQ3_XXS's and IQ3_S's grids is one of eight values (4, 12, .. 52, 62 and 1, 3, .. 15),
+ * so a 4-byte row is 12 bits of codes: two byte planes (bits 0-7, bits 8-11) of 256 or 512 entries,
+ * kept in zmm registers and looked up 64 rows at a time by vpermi2b (128 entries each) and blends
+ * on the index's high bits. The 12 bits of each row, joined into words (vpunpck), are spread to
+ * four bytes of 3 bits by vpmultishiftqb, masked and mapped to the grid values by vpshufb; the
+ * index bytes are first permuted so that each 64-byte output holds 16 rows in order. No grid row is
+ * loaded: the row loads bounded the AVX2 loops (0.32x memcpy at L2 size for 8 rows per 32 codes). */
+#define VBMI_FN __attribute__((target("avx2,bmi2,f16c,avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+typedef struct iq3_planes {
+    uint8_t lo[512], hi[512]; /* code bits 0-7 and 8-11 of each row (IQ3_XXS: the first 256) */
+} iq3_planes;
+
+static iq3_planes g_iq3xxs_planes, g_iq3s_planes;
+static pthread_once_t g_iq3_planes_once = PTHREAD_ONCE_INIT;
+
+/* A grid's rows as 12-bit codes: code j (3 bits at 3j) is the index of byte j's value in `values`. */
+static void make_planes(const uint8_t *grid, size_t rows, const uint8_t values[8], iq3_planes *p)
+{
+    for (size_t r = 0; r < rows; r++) {
+        unsigned c = 0;
+        for (unsigned j = 0; j < 4; j++)
+            for (unsigned k = 0; k < 8; k++)
+                if (grid[4 * r + j] == values[k]) c |= k << (3 * j);
+        p->lo[r] = (uint8_t)c;
+        p->hi[r] = (uint8_t)(c >> 8);
+    }
+}
+
+static const uint8_t k_iq3xxs_values[8] = {4, 12, 20, 28, 36, 44, 52, 62}, k_iq3s_values[8] = {1, 3, 5, 7, 9, 11, 13, 15};
+
+static void build_iq3_planes(void)
+{
+    make_planes(PC_IQ3XXS_GRID, 256, k_iq3xxs_values, &g_iq3xxs_planes);
+    make_planes(PC_IQ3S_GRID, 512, k_iq3s_values, &g_iq3s_planes);
+}
+
+static int g_vbmi_allowed = 1;
+static bool have_vbmi(void)
+{
+    return __atomic_load_n(&g_vbmi_allowed, __ATOMIC_RELAXED) && __builtin_cpu_supports("avx512vbmi");
+}
+
+void pc_iq3_vbmi_allow(int allow) { __atomic_store_n(&g_vbmi_allowed, allow, __ATOMIC_RELAXED); }
+
+/* Byte i of the permuted index vector is row perm[i]: after vpunpck{l,h}bw and the two multishift
+ * controls, output k (64 bytes) holds rows 16k .. 16k + 15 in order. */
+static inline VBMI_FN __m512i iq3_perm(void)
+{
+    uint8_t perm[64];
+    for (unsigned q = 0; q < 8; q++)
+        for (unsigned t = 0; t < 2; t++) {
+            unsigned base = 16 * (q / 2) + 4 * (q % 2) + t;
+            perm[base] = (uint8_t)(2 * q + t);
+            perm[base + 2] = (uint8_t)(16 + 2 * q + t);
+            perm[base + 8] = (uint8_t)(32 + 2 * q + t);
+            perm[base + 10] = (uint8_t)(48 + 2 * q + t);
+        }
+    return _mm512_loadu_si512(perm);
+}
+
+/* The 64 rows' codes of a block, from its (permuted) 12-bit row codes lo/hi, signed by s and stored. */
+static inline VBMI_FN void iq3_emit(__m512i lo, __m512i hi, __m512i lut, const block_signs *s, int8_t *q)
+{
+    const __m512i ctl_a = _mm512_set1_epi64(0x1916131009060300ll), ctl_b = _mm512_set1_epi64(0x3936333029262320ll);
+    const __m512i seven = _mm512_set1_epi8(7);
+    __m512i w[2] = {_mm512_unpacklo_epi8(lo, hi), _mm512_unpackhi_epi8(lo, hi)};
+    for (unsigned k = 0; k < 4; k++) {
+        __m512i c = _mm512_multishift_epi64_epi8(k % 2 ? ctl_b : ctl_a, w[k / 2]);
+        c = _mm512_shuffle_epi8(lut, _mm512_and_si512(c, seven));
+        uint64_t m;
+        memcpy(&m, s->sub + 2 * k, 8);
+        c = _mm512_mask_sub_epi8(c, _cvtu64_mask64(m), _mm512_setzero_si512(), c);
+        _mm512_storeu_si512(q + 64 * k, c);
+    }
+}
+
+/* One byte plane looked up for 64 indices idx (bits 0-7) over 256 entries t[0..3]. */
+static inline VBMI_FN __m512i plane256(__m512i idx, __mmask64 b7, const __m512i t[4])
+{
+    __m512i a = _mm512_permutex2var_epi8(t[0], idx, t[1]), b = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+    return _mm512_mask_mov_epi8(a, b7, b);
+}
+#endif
+
 /* ---- IQ3_XXS: fp16 d, qs[64] (4-byte row r at qs[r]), LE u32 aux[8] (ksigns indices, scale). ---- */
 /* IQ3_XXS: the byte offsets 4 qs[r] of the block's 64 rows in u16 lanes, built a block ahead and read
  * back two per 32-bit load (rows4o): 4 loads per 32 codes where the index bytes took 8. */
@@ -419,8 +513,46 @@ static inline __attribute__((always_inline)) GRID_FN void iq3_xxs_body(const uin
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
+#ifdef PC_GRID_AVX512
+static inline __attribute__((always_inline)) VBMI_FN void iq3_xxs_body_vbmi(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    pthread_once(&g_iq3_planes_once, build_iq3_planes);
+    const __m512i perm = iq3_perm(), lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(const uint8_t[16]){4, 12, 20, 28, 36, 44, 52, 62, 4, 12, 20, 28, 36, 44, 52, 62}));
+    __m512i tlo[4], thi[4];
+    for (unsigned i = 0; i < 4; i++) {
+        tlo[i] = _mm512_loadu_si512(g_iq3xxs_planes.lo + 64 * i);
+        thi[i] = _mm512_loadu_si512(g_iq3xxs_planes.hi + 64 * i);
+    }
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 98 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq3_xxs_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        __m256i aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
+        const block_signs sp = signs_of(ksigns_aux(aux));
+        float sc[8];
+        if (w) _mm256_storeu_ps(sc, half_step_scales(half_f32(blk), _mm256_srli_epi32(aux, 28), 0.5f));
+        __m512i idx = _mm512_permutexvar_epi8(perm, _mm512_loadu_si512(blk + 2));
+        __mmask64 b7 = _mm512_movepi8_mask(idx);
+        iq3_emit(plane256(idx, b7, tlo), plane256(idx, b7, thi), lut, &sp, q);
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
+    }
+}
+static VBMI_FN void iq3_xxs_vbmi(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq3_xxs_body_vbmi(src, nblocks, codes, weights);
+    else iq3_xxs_body_vbmi(src, nblocks, codes, NULL); /* a codes-only copy */
+}
+#endif
 GRID_FN void GRID_DECODE(iq3_xxs)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+#ifdef PC_GRID_AVX512
+    if (have_vbmi()) {
+        iq3_xxs_vbmi(src, nblocks, codes, weights);
+        return;
+    }
+#endif
     if (weights) iq3_xxs_body(src, nblocks, codes, weights);
     else iq3_xxs_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }
@@ -471,8 +603,58 @@ static inline __attribute__((always_inline)) GRID_FN void iq3_s_body(const uint8
         for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
     }
 }
+#ifdef PC_GRID_AVX512
+static inline VBMI_FN __m512i plane512(__m512i idx, __mmask64 b7, __mmask64 b8, const __m512i t[8])
+{
+    return _mm512_mask_mov_epi8(plane256(idx, b7, t), b8, plane256(idx, b7, t + 4));
+}
+
+static inline __attribute__((always_inline)) VBMI_FN void iq3_s_body_vbmi(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    pthread_once(&g_iq3_planes_once, build_iq3_planes);
+    const __m512i perm = iq3_perm(), lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(const uint8_t[16]){1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15}));
+    __m512i tlo[8], thi[8];
+    for (unsigned i = 0; i < 8; i++) {
+        tlo[i] = _mm512_loadu_si512(g_iq3s_planes.lo + 64 * i);
+        thi[i] = _mm512_loadu_si512(g_iq3s_planes.hi + 64 * i);
+    }
+    for (size_t b = 0; b < nblocks; b++) {
+        const uint8_t *blk = src + 110 * b;
+        float *w = weights ? weights + 256 * b : NULL;
+        if (w && half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
+        int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
+        float sc[8];
+        if (w) {
+            __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
+            s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                                   _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
+            __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
+            _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
+        }
+        const block_signs sp = signs_of(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
+        __m512i idx = _mm512_permutexvar_epi8(perm, _mm512_loadu_si512(blk + 2));
+        /* bit 8 of row r's index: bit r of qh read as one LE u64, as a byte per row, permuted alike */
+        __m512i h8 = _mm512_permutexvar_epi8(perm, _mm512_movm_epi8(_cvtu64_mask64(load_u64(blk + 66))));
+        __mmask64 b7 = _mm512_movepi8_mask(idx), b8 = _mm512_movepi8_mask(h8);
+        iq3_emit(plane512(idx, b7, b8, tlo), plane512(idx, b7, b8, thi), lut, &sp, q);
+        if (!w) continue;
+        for (unsigned ib = 0; ib < 8; ib++) grid_f32(q + 32 * ib, sc[ib], sc[ib], w + 32 * ib);
+    }
+}
+static VBMI_FN void iq3_s_vbmi(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
+{
+    if (weights) iq3_s_body_vbmi(src, nblocks, codes, weights);
+    else iq3_s_body_vbmi(src, nblocks, codes, NULL); /* a codes-only copy */
+}
+#endif
 GRID_FN void GRID_DECODE(iq3_s)(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
+#ifdef PC_GRID_AVX512
+    if (have_vbmi()) {
+        iq3_s_vbmi(src, nblocks, codes, weights);
+        return;
+    }
+#endif
     if (weights) iq3_s_body(src, nblocks, codes, weights);
     else iq3_s_body(src, nblocks, codes, NULL); /* a codes-only copy: no per-block tests of weights */
 }

@@ -171,6 +171,9 @@ void pc_iq2_xs_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes,
 void pc_iq2_s_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq3_xxs_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
 void pc_iq3_s_decode_avx512(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights);
+/* The avx512 set's IQ3 kernels run by byte permutes where the CPU has AVX-512 VBMI (avx2_grid.c),
+ * else by row loads; tests turn the VBMI path off (0) and on again (1) to hold both to the oracle. */
+void pc_iq3_vbmi_allow(int allow);
 /* Bench references (avx2_grid.c): the row loads and stores of the codes kernels, no signs. */
 void pc_iq2_xxs_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
 void pc_iq2_xs_rows_bound_avx2(const uint8_t *src, size_t nblocks, uint8_t *out);
