@@ -474,6 +474,18 @@ static inline VBMI_FN void iq3_emit(__m512i lo, __m512i hi, __m512i lut, const b
     }
 }
 
+/* A grid's planes in registers (n zmm each, built on first use) and its values as a vpshufb table. */
+static inline VBMI_FN __m512i iq3_tables(const iq3_planes *p, unsigned n, const uint8_t values[8], __m512i *lo, __m512i *hi)
+{
+    pthread_once(&g_iq3_planes_once, build_iq3_planes);
+    for (unsigned i = 0; i < n; i++) {
+        lo[i] = _mm512_loadu_si512(p->lo + 64 * i);
+        hi[i] = _mm512_loadu_si512(p->hi + 64 * i);
+    }
+    __m128i v = _mm_loadl_epi64((const __m128i *)(const void *)values);
+    return _mm512_broadcast_i32x4(_mm_unpacklo_epi64(v, v));
+}
+
 /* One byte plane looked up for 64 indices idx (bits 0-7) over 256 entries t[0..3]. */
 static inline VBMI_FN __m512i plane256(__m512i idx, __mmask64 b7, const __m512i t[4])
 {
@@ -516,13 +528,8 @@ static inline __attribute__((always_inline)) GRID_FN void iq3_xxs_body(const uin
 #ifdef PC_GRID_AVX512
 static inline __attribute__((always_inline)) VBMI_FN void iq3_xxs_body_vbmi(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    pthread_once(&g_iq3_planes_once, build_iq3_planes);
-    const __m512i perm = iq3_perm(), lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(const uint8_t[16]){4, 12, 20, 28, 36, 44, 52, 62, 4, 12, 20, 28, 36, 44, 52, 62}));
     __m512i tlo[4], thi[4];
-    for (unsigned i = 0; i < 4; i++) {
-        tlo[i] = _mm512_loadu_si512(g_iq3xxs_planes.lo + 64 * i);
-        thi[i] = _mm512_loadu_si512(g_iq3xxs_planes.hi + 64 * i);
-    }
+    const __m512i perm = iq3_perm(), lut = iq3_tables(&g_iq3xxs_planes, 4, k_iq3xxs_values, tlo, thi);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 98 * b;
         float *w = weights ? weights + 256 * b : NULL;
@@ -572,6 +579,16 @@ static inline AVX2_FN void iq3s_offsets(const uint8_t *blk, uint16_t off[64])
     }
 }
 
+/* IQ3_S's eight sub-block scales db = f32(d * (1 + 2 s)), s nibble ib % 2 of scales[ib / 2] (byte 106). */
+static inline AVX2_FN void iq3s_scales(const uint8_t *blk, float sc[8])
+{
+    __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
+    s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
+                                           _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
+    __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
+    _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
+}
+
 /* ---- IQ3_S: fp16 d, qs[64], qh[8] (bit r % 8 of qh[r / 8] is bit 8 of row r's index), signs[32],
  * scales[4] (nibble ib % 2 of scales[ib / 2]); db = f32(d * (1 + 2 s)). ---- */
 static inline __attribute__((always_inline)) GRID_FN void iq3_s_body(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
@@ -585,13 +602,7 @@ static inline __attribute__((always_inline)) GRID_FN void iq3_s_body(const uint8
         if (w && half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         float sc[8];
-        if (w) {
-            __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
-            s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
-                                                   _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
-            __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
-            _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
-        }
+        if (w) iq3s_scales(blk, sc);
         const block_signs sp = signs_of(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
 #pragma GCC unroll 8
         for (unsigned ib = 0; ib < 8; ib++) {
@@ -611,26 +622,15 @@ static inline VBMI_FN __m512i plane512(__m512i idx, __mmask64 b7, __mmask64 b8, 
 
 static inline __attribute__((always_inline)) VBMI_FN void iq3_s_body_vbmi(const uint8_t *src, size_t nblocks, uint8_t *codes, float *weights)
 {
-    pthread_once(&g_iq3_planes_once, build_iq3_planes);
-    const __m512i perm = iq3_perm(), lut = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(const uint8_t[16]){1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15}));
     __m512i tlo[8], thi[8];
-    for (unsigned i = 0; i < 8; i++) {
-        tlo[i] = _mm512_loadu_si512(g_iq3s_planes.lo + 64 * i);
-        thi[i] = _mm512_loadu_si512(g_iq3s_planes.hi + 64 * i);
-    }
+    const __m512i perm = iq3_perm(), lut = iq3_tables(&g_iq3s_planes, 8, k_iq3s_values, tlo, thi);
     for (size_t b = 0; b < nblocks; b++) {
         const uint8_t *blk = src + 110 * b;
         float *w = weights ? weights + 256 * b : NULL;
         if (w && half_is_nan(blk)) { pc_iq3_s_decode_scalar(blk, 1, codes ? codes + 256 * b : NULL, w); continue; }
         int8_t tmp[256], *q = CODES_AT(codes, b, tmp);
         float sc[8];
-        if (w) {
-            __m256i s = _mm256_cvtepu8_epi32(_mm_cvtsi32_si128((int)pc_load_le32(blk + 106)));
-            s = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)),
-                                                   _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)), _mm256_set1_epi32(15));
-            __m256i odd = _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1));
-            _mm256_storeu_ps(sc, _mm256_mul_ps(_mm256_set1_ps(half_f32(blk)), _mm256_cvtepi32_ps(odd)));
-        }
+        if (w) iq3s_scales(blk, sc);
         const block_signs sp = signs_of(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 74)));
         __m512i idx = _mm512_permutexvar_epi8(perm, _mm512_loadu_si512(blk + 2));
         /* bit 8 of row r's index: bit r of qh read as one LE u64, as a byte per row, permuted alike */
